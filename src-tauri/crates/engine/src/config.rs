@@ -1,0 +1,361 @@
+//! Configuration (INTERFACES I2): `$ALISIO_HOME/config.json` overlaid by `--config FILE`.
+//! Defaults live only in the `Default` impls below. Unknown keys are kept in the raw document and
+//! ignored; a mistyped or out-of-range value fails before anything is sent, naming the key.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Config {
+    pub provider: ProviderConfig,
+    pub compaction: CompactionConfig,
+    pub cache_compact: CacheCompactConfig,
+    pub limits: LimitsConfig,
+    pub plugin_hooks: PluginHooksConfig,
+    pub plugins: Vec<PluginConfig>,
+    pub permissions: PermissionsConfig,
+    pub instructions: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    Chat,
+    Responses,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProviderConfig {
+    pub id: String,
+    pub base_url: String,
+    pub model: String,
+    pub api_key_env: String,
+    pub api: Api,
+    pub context_window: Option<u64>,
+    /// Stream answers over SSE (default) or wait for one JSON document.
+    pub stream: bool,
+    /// Longest wait, in ms, for the server's first byte and between streamed chunks.
+    pub timeout_ms: u64,
+    /// Retries on 429, 5xx and connection errors, with exponential backoff.
+    pub max_retries: u32,
+    pub retry_base_ms: u64,
+}
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        Self {
+            id: "local".into(),
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "default".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            api: Api::Chat,
+            context_window: None,
+            stream: true,
+            timeout_ms: 300_000,
+            max_retries: 3,
+            retry_base_ms: 500,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Native,
+    Cache,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CompactionConfig {
+    pub auto: bool,
+    pub threshold: f64,
+    pub keep_turns: u32,
+    pub max_output_tokens: u32,
+    pub strategy: Strategy,
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self { auto: true, threshold: 0.85, keep_turns: 2, max_output_tokens: 16_000, strategy: Strategy::Native }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CacheCompactConfig {
+    pub threshold: f64,
+    pub models: Vec<String>,
+    pub summary_max_tokens: u32,
+    pub context_limit: u64,
+    pub auto_resume: bool,
+    pub abort_on_trip: bool,
+    pub disable_prune: bool,
+    pub debug: bool,
+}
+
+impl Default for CacheCompactConfig {
+    fn default() -> Self {
+        Self {
+            threshold: 68.0,
+            models: Vec::new(),
+            summary_max_tokens: 1200,
+            context_limit: 131_072,
+            auto_resume: true,
+            abort_on_trip: true,
+            disable_prune: true,
+            debug: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LimitsConfig {
+    pub max_context_chars: u64,
+    pub max_output_tokens: u32,
+    pub max_tokens: Option<u64>,
+    pub max_steps_per_turn: u32,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self { max_context_chars: 800_000, max_output_tokens: 8192, max_tokens: None, max_steps_per_turn: 50 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PluginHooksConfig {
+    pub timeout_ms: u64,
+}
+
+impl Default for PluginHooksConfig {
+    fn default() -> Self {
+        Self { timeout_ms: 5000 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    pub name: String,
+    #[serde(default)]
+    pub builtin: bool,
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PermissionsConfig {
+    pub shell: Permission,
+    pub write: Permission,
+}
+
+impl Default for PermissionsConfig {
+    fn default() -> Self {
+        Self { shell: Permission::Ask, write: Permission::Ask }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            provider: ProviderConfig::default(),
+            compaction: CompactionConfig::default(),
+            cache_compact: CacheCompactConfig::default(),
+            limits: LimitsConfig::default(),
+            plugin_hooks: PluginHooksConfig::default(),
+            plugins: vec![PluginConfig { name: "memory".into(), builtin: true, command: None, args: Vec::new() }],
+            permissions: PermissionsConfig::default(),
+            instructions: None,
+        }
+    }
+}
+
+/// The effective configuration plus the raw merged document (unknown keys included).
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub config: Config,
+    pub raw: Value,
+    pub sources: Vec<PathBuf>,
+}
+
+/// Loads `<home>/config.json` (if present) and overlays `overlay` (if given; it must exist).
+pub fn load(home: &Path, overlay: Option<&Path>) -> Result<LoadedConfig> {
+    let mut raw = Value::Object(Default::default());
+    let mut sources = Vec::new();
+    let base = home.join(crate::home::CONFIG_FILE);
+    if base.exists() {
+        merge(&mut raw, read_document(&base)?);
+        sources.push(base);
+    }
+    if let Some(path) = overlay {
+        if !path.exists() {
+            return Err(Error::Config(format!("config file {} does not exist", path.display())));
+        }
+        merge(&mut raw, read_document(path)?);
+        sources.push(path.to_path_buf());
+    }
+    let config = from_value(&raw)?;
+    Ok(LoadedConfig { config, raw, sources })
+}
+
+/// Parses and validates a merged document.
+pub fn from_value(raw: &Value) -> Result<Config> {
+    let config: Config = serde_path_to_error::deserialize(raw).map_err(|err| {
+        let key = err.path().to_string();
+        Error::Config(format!("{key}: {}", err.inner()))
+    })?;
+    validate(&config)?;
+    Ok(config)
+}
+
+fn read_document(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Config(format!("{} is not valid JSON: {e}", path.display())))?;
+    if !value.is_object() {
+        return Err(Error::Config(format!("{} must contain a JSON object", path.display())));
+    }
+    Ok(value)
+}
+
+/// Deep merge: objects merge key by key, anything else in `overlay` replaces.
+fn merge(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Object(base), Value::Object(overlay)) => {
+            for (key, value) in overlay {
+                merge(base.entry(key).or_insert(Value::Null), value);
+            }
+        }
+        (slot, value) => *slot = value,
+    }
+}
+
+fn range_f64(key: &str, value: f64, min: f64, max: f64) -> Result<()> {
+    if value.is_finite() && (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::Config(format!("{key} = {value} is out of range (allowed {min}–{max})")))
+    }
+}
+
+fn range_u64(key: &str, value: u64, min: u64, max: u64) -> Result<()> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::Config(format!("{key} = {value} is out of range (allowed {min}–{max})")))
+    }
+}
+
+fn validate(c: &Config) -> Result<()> {
+    let url = c.provider.base_url.as_str();
+    if !(url.starts_with("http://") || url.starts_with("https://")) || reqwest::Url::parse(url).is_err() {
+        return Err(Error::Config(format!(
+            "provider.baseUrl = {url:?} is not an http(s) URL (for example \"http://127.0.0.1:8080/v1\")"
+        )));
+    }
+    if c.provider.model.trim().is_empty() {
+        return Err(Error::Config("provider.model must not be empty".into()));
+    }
+    if let Some(window) = c.provider.context_window {
+        range_u64("provider.contextWindow", window, 1, u64::MAX)?;
+    }
+    range_u64("provider.timeoutMs", c.provider.timeout_ms, 100, 3_600_000)?;
+    range_u64("provider.maxRetries", c.provider.max_retries.into(), 0, 10)?;
+    range_u64("provider.retryBaseMs", c.provider.retry_base_ms, 0, 60_000)?;
+    range_f64("compaction.threshold", c.compaction.threshold, 0.1, 0.99)?;
+    range_u64("compaction.keepTurns", c.compaction.keep_turns.into(), 0, 20)?;
+    range_u64("compaction.maxOutputTokens", c.compaction.max_output_tokens.into(), 256, 1_000_000)?;
+    range_f64("cacheCompact.threshold", c.cache_compact.threshold, 1.0, 99.0)?;
+    range_u64("cacheCompact.summaryMaxTokens", c.cache_compact.summary_max_tokens.into(), 16, 1_000_000)?;
+    range_u64("cacheCompact.contextLimit", c.cache_compact.context_limit, 1024, 100_000_000)?;
+    range_u64("limits.maxContextChars", c.limits.max_context_chars, 4000, 1_000_000_000)?;
+    range_u64("limits.maxOutputTokens", c.limits.max_output_tokens.into(), 1, 1_000_000)?;
+    if let Some(max) = c.limits.max_tokens {
+        range_u64("limits.maxTokens", max, 1, u64::MAX)?;
+    }
+    range_u64("limits.maxStepsPerTurn", c.limits.max_steps_per_turn.into(), 1, 10_000)?;
+    range_u64("pluginHooks.timeoutMs", c.plugin_hooks.timeout_ms, 1, 600_000)?;
+    for (i, plugin) in c.plugins.iter().enumerate() {
+        if !plugin.builtin && plugin.command.is_none() {
+            return Err(Error::Config(format!(
+                "plugins[{i}] ({}) needs either \"builtin\": true or a \"command\"",
+                plugin.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(doc: Value) -> String {
+        match from_value(&doc) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{doc} should be rejected"),
+        }
+    }
+
+    #[test]
+    fn defaults_match_interfaces() {
+        let c = from_value(&json!({})).unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.compaction.threshold, 0.85);
+        assert_eq!(c.limits.max_context_chars, 800_000);
+        assert_eq!(c.cache_compact.context_limit, 131_072);
+    }
+
+    #[test]
+    fn out_of_range_and_mistyped_values_name_the_key() {
+        let cases = [
+            (json!({"compaction": {"threshold": 1.5}}), "compaction.threshold", "0.1–0.99"),
+            (json!({"compaction": {"threshold": 0.05}}), "compaction.threshold", "0.1–0.99"),
+            (json!({"compaction": {"keepTurns": 21}}), "compaction.keepTurns", "0–20"),
+            (json!({"compaction": {"keepTurns": "two"}}), "compaction.keepTurns", "expected u32"),
+            (json!({"compaction": {"strategy": "fast"}}), "compaction.strategy", "native"),
+            (json!({"permissions": {"shell": "sometimes"}}), "permissions.shell", "allow"),
+            (json!({"provider": {"api": "grpc"}}), "provider.api", "chat"),
+            (json!({"provider": {"baseUrl": "localhost:8080"}}), "provider.baseUrl", "http"),
+            (json!({"cacheCompact": {"threshold": 120}}), "cacheCompact.threshold", "1–99"),
+            (json!({"limits": {"maxStepsPerTurn": 0}}), "limits.maxStepsPerTurn", "1–10000"),
+        ];
+        for (doc, key, hint) in cases {
+            let message = err(doc);
+            assert!(message.contains(key), "{message} should name {key}");
+            assert!(message.contains(hint), "{message} should mention {hint}");
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_kept_and_overlay_merges_deeply() {
+        let mut raw = json!({"compaction": {"threshold": 0.5}, "future": {"x": 1}});
+        merge(&mut raw, json!({"compaction": {"keepTurns": 3}}));
+        let c = from_value(&raw).unwrap();
+        assert_eq!(c.compaction.threshold, 0.5);
+        assert_eq!(c.compaction.keep_turns, 3);
+        assert_eq!(raw["future"]["x"], 1);
+    }
+}

@@ -1,0 +1,69 @@
+//! The engine's one error type. Every message says what happened and what to do next.
+
+use std::path::PathBuf;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A configuration file or value is invalid (exit code 2).
+    #[error("invalid config: {0}")]
+    Config(String),
+
+    /// The command line asked for something that cannot be done as asked (exit code 2).
+    #[error("{0}")]
+    Usage(String),
+
+    #[error("no session matches `{0}` (see `alisio sessions list`)")]
+    SessionNotFound(String),
+
+    #[error("session id prefix `{0}` is ambiguous; give more characters")]
+    AmbiguousSession(String),
+
+    /// The session has tool calls whose outcome is unknown (exit code 3).
+    #[error(
+        "session {session} has {count} tool call(s) with an uncertain result ({calls}); Alisio never re-runs them. \
+         Inspect their effects, then run `alisio sessions recover {session} --acknowledge`"
+    )]
+    Uncertain { session: String, count: usize, calls: String },
+
+    #[error("the database at {path} {problem}")]
+    Database { path: PathBuf, problem: String },
+
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+
+    #[error("{0}")]
+    Provider(String),
+
+    #[error("{0}")]
+    StepLimit(String),
+
+    #[error("{0}")]
+    Budget(String),
+
+    #[error("cancelled")]
+    Cancelled,
+
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl Error {
+    /// The process exit code the CLI uses for this error (INTERFACES I3).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Config(_) | Error::Usage(_) | Error::SessionNotFound(_) | Error::AmbiguousSession(_) => 2,
+            Error::Uncertain { .. } => 3,
+            Error::Cancelled => 130,
+            _ => 1,
+        }
+    }
+
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { context: context.into(), source }
+    }
+}

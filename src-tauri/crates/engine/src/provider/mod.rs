@@ -1,0 +1,347 @@
+//! The OpenAI-compatible provider client: Chat Completions (streamed or whole) and the Responses
+//! API, bounded retries with backoff, a timeout, cancellation, and context-window discovery.
+//! The API key comes from the environment, goes out as a bearer token, and appears nowhere else.
+
+mod chat;
+mod responses;
+mod sse;
+mod window;
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Api, ProviderConfig};
+use crate::error::{Error, Result};
+use crate::transcript::{Message, ToolCall};
+
+pub use window::parse_context_window;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Usage {
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub prompt_ms: Option<f64>,
+}
+
+impl Usage {
+    fn merge(&mut self, other: &Usage) {
+        self.prompt_tokens = other.prompt_tokens.or(self.prompt_tokens);
+        self.cached_tokens = other.cached_tokens.or(self.cached_tokens);
+        self.completion_tokens = other.completion_tokens.or(self.completion_tokens);
+        self.prompt_ms = other.prompt_ms.or(self.prompt_ms);
+    }
+
+    /// llama.cpp's `timings` (`cache_n`, `prompt_n`, `prompt_ms`) fill what `usage` left out.
+    fn merge_llama_timings(&mut self, timings: Option<&Value>) {
+        let Some(t) = timings.filter(|t| t.is_object()) else { return };
+        let cache_n = t.get("cache_n").and_then(Value::as_u64);
+        let prompt_n = t.get("prompt_n").and_then(Value::as_u64);
+        self.cached_tokens = self.cached_tokens.or(cache_n);
+        if self.prompt_tokens.is_none() {
+            if let Some(n) = prompt_n {
+                self.prompt_tokens = Some(n + cache_n.unwrap_or(0));
+            }
+        }
+        self.prompt_ms = self.prompt_ms.or(t.get("prompt_ms").and_then(Value::as_f64));
+        if self.completion_tokens.is_none() {
+            self.completion_tokens = t.get("predicted_n").and_then(Value::as_u64);
+        }
+    }
+}
+
+/// One answer of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub provider_items: Option<Value>,
+    pub finish_reason: Option<String>,
+    pub usage: Usage,
+    pub ttft_ms: Option<u64>,
+    pub duration_ms: u64,
+}
+
+/// Per-request options.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestOptions {
+    pub max_tokens: u32,
+    /// Forbid tool calls while still sending the tool catalog (keeps the prompt prefix identical).
+    pub tool_choice_none: bool,
+}
+
+pub struct Provider {
+    http: reqwest::Client,
+    config: ProviderConfig,
+    api_key: Option<String>,
+}
+
+impl Provider {
+    pub fn new(config: &ProviderConfig) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_millis(config.timeout_ms))
+            .user_agent(concat!("alisio/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::Provider(format!("cannot set up the HTTP client: {e}")))?;
+        let api_key = std::env::var(&config.api_key_env).ok().filter(|k| !k.trim().is_empty());
+        Ok(Self { http, config: config.clone(), api_key })
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    pub fn endpoint(&self) -> String {
+        let base = self.config.base_url.trim_end_matches('/');
+        match self.config.api {
+            Api::Chat => format!("{base}/chat/completions"),
+            Api::Responses => format!("{base}/responses"),
+        }
+    }
+
+    /// The conversation part of a request: chat `messages` or Responses `input`.
+    pub fn wire_messages(&self, system: &str, messages: &[Message]) -> Vec<Value> {
+        match self.config.api {
+            Api::Chat => chat::wire_messages(system, messages),
+            Api::Responses => responses::wire_input(system, messages),
+        }
+    }
+
+    /// The full request body.
+    pub fn build_body(&self, wire: Vec<Value>, tools: &Value, options: RequestOptions) -> Value {
+        let stream = self.config.stream;
+        let mut body = match self.config.api {
+            Api::Chat => {
+                let mut body = json!({"model": self.config.model, "messages": wire, "stream": stream, "max_tokens": options.max_tokens});
+                if stream {
+                    body["stream_options"] = json!({"include_usage": true});
+                }
+                body
+            }
+            Api::Responses => json!({
+                "model": self.config.model,
+                "input": wire,
+                "stream": stream,
+                "max_output_tokens": options.max_tokens,
+                "store": false,
+                "include": ["reasoning.encrypted_content"],
+            }),
+        };
+        if tools.as_array().is_some_and(|t| !t.is_empty()) {
+            body["tools"] = tools.clone();
+            if options.tool_choice_none {
+                body["tool_choice"] = json!("none");
+            }
+        }
+        body
+    }
+
+    fn redact(&self, text: String) -> String {
+        match &self.api_key {
+            Some(key) if key.len() >= 4 => text.replace(key.as_str(), "[redacted]"),
+            _ => text,
+        }
+    }
+
+    fn fail(&self, url: &str, what: String) -> Error {
+        Error::Provider(self.redact(format!("the model server at {url} {what}")))
+    }
+
+    fn describe_send_error(&self, url: &str, err: &reqwest::Error) -> Error {
+        if err.is_timeout() {
+            self.fail(url, format!("did not answer within {} ms (provider.timeoutMs)", self.config.timeout_ms))
+        } else if err.is_connect() {
+            let cause = std::error::Error::source(err).map(|s| s.to_string()).unwrap_or_else(|| err.to_string());
+            Error::Provider(self.redact(format!(
+                "could not reach the model server at {url} ({cause}). Start an OpenAI-compatible server there, \
+                 or set provider.baseUrl (and provider.model) in $ALISIO_HOME/config.json or a file passed with --config."
+            )))
+        } else {
+            self.fail(url, format!("could not be used: {err}"))
+        }
+    }
+
+    /// Sends one request, calling `on_delta` with streamed text. Retries 429, 5xx and connection
+    /// failures (before any answer arrived) with exponential backoff.
+    pub async fn send(
+        &self,
+        body: &Value,
+        on_delta: &mut (dyn FnMut(&str) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<Completion> {
+        let url = self.endpoint();
+        let started = Instant::now();
+        let mut attempt: u32 = 0;
+        let response = loop {
+            let mut request = self.http.post(&url).json(body);
+            if let Some(key) = &self.api_key {
+                request = request.bearer_auth(key);
+            }
+            let outcome = tokio::select! {
+                outcome = request.send() => outcome,
+                _ = cancel.cancelled() => return Err(Error::Cancelled),
+            };
+            let retry_after = match outcome {
+                Ok(response) if response.status().is_success() => break response,
+                Ok(response) => {
+                    let status = response.status();
+                    let retryable = status.as_u16() == 429 || status.is_server_error();
+                    let retry_after = response
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(|s| Duration::from_secs(s.min(60)));
+                    let text = response.text().await.unwrap_or_default();
+                    if !retryable || attempt >= self.config.max_retries {
+                        let excerpt: String = text.chars().take(500).collect();
+                        let tries = if attempt > 0 { format!(" (after {} attempts)", attempt + 1) } else { String::new() };
+                        return Err(self.fail(&url, format!("answered HTTP {status}{tries}: {excerpt}")));
+                    }
+                    retry_after
+                }
+                Err(err) => {
+                    let retryable = err.is_connect() || err.is_timeout() || err.is_request();
+                    if !retryable || attempt >= self.config.max_retries {
+                        return Err(self.describe_send_error(&url, &err));
+                    }
+                    None
+                }
+            };
+            let backoff = retry_after.unwrap_or(Duration::from_millis(self.config.retry_base_ms.saturating_mul(1 << attempt.min(10))));
+            tracing::warn!(attempt = attempt + 1, backoff_ms = backoff.as_millis() as u64, "retrying model request");
+            tokio::select! {
+                _ = tokio::time::sleep(backoff) => {}
+                _ = cancel.cancelled() => return Err(Error::Cancelled),
+            }
+            attempt += 1;
+        };
+
+        let streamed = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+        let mut completion = if streamed {
+            self.read_stream(&url, response, started, on_delta, cancel).await?
+        } else {
+            let text = tokio::select! {
+                text = response.text() => text.map_err(|e| self.describe_send_error(&url, &e))?,
+                _ = cancel.cancelled() => return Err(Error::Cancelled),
+            };
+            let value: Value = serde_json::from_str(&text).map_err(|e| {
+                let excerpt: String = text.chars().take(200).collect();
+                self.fail(&url, format!("sent an answer that is not valid JSON ({e}): {excerpt}"))
+            })?;
+            let completion = match self.config.api {
+                Api::Chat => chat::parse_completion(&value),
+                Api::Responses => responses::parse_response(&value),
+            }
+            .map_err(|what| self.fail(&url, what))?;
+            if !completion.text.is_empty() {
+                on_delta(&completion.text);
+            }
+            Completion { ttft_ms: Some(started.elapsed().as_millis() as u64), ..completion }
+        };
+        completion.duration_ms = started.elapsed().as_millis() as u64;
+        Ok(completion)
+    }
+
+    async fn read_stream(
+        &self,
+        url: &str,
+        response: reqwest::Response,
+        started: Instant,
+        on_delta: &mut (dyn FnMut(&str) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<Completion> {
+        let mut decoder = sse::SseDecoder::default();
+        let mut chat_stream = chat::ChatStream::default();
+        let mut responses_stream = responses::ResponsesStream::default();
+        let mut ttft_ms = None;
+        let mut bytes = response.bytes_stream();
+        let mut apply = |data: &str, ttft_ms: &mut Option<u64>| -> Result<bool> {
+            let delta = match self.config.api {
+                Api::Chat => chat_stream.apply(data),
+                Api::Responses => responses_stream.apply(data),
+            }
+            .map_err(|what| self.fail(url, what))?;
+            if ttft_ms.is_none() {
+                *ttft_ms = Some(started.elapsed().as_millis() as u64);
+            }
+            if let Some(text) = delta {
+                on_delta(&text);
+            }
+            Ok(match self.config.api {
+                Api::Chat => chat_stream.done,
+                Api::Responses => responses_stream.done(),
+            })
+        };
+        'read: loop {
+            let chunk = tokio::select! {
+                chunk = bytes.next() => chunk,
+                _ = cancel.cancelled() => return Err(Error::Cancelled),
+            };
+            match chunk {
+                None => break,
+                Some(Err(err)) => {
+                    if err.is_timeout() {
+                        return Err(self.fail(url, format!("stopped sending for more than {} ms (provider.timeoutMs)", self.config.timeout_ms)));
+                    }
+                    return Err(self.fail(url, format!("broke off the stream: {err}")));
+                }
+                Some(Ok(chunk)) => {
+                    for data in decoder.feed(&chunk) {
+                        if apply(&data, &mut ttft_ms)? {
+                            break 'read;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(data) = decoder.finish() {
+            apply(&data, &mut ttft_ms)?;
+        }
+        drop(apply);
+        let completion = match self.config.api {
+            Api::Chat => chat_stream.finish(),
+            Api::Responses => responses_stream.finish(),
+        }
+        .map_err(|what| self.fail(url, what))?;
+        Ok(Completion { ttft_ms, ..completion })
+    }
+
+    /// The model's context window as the server reports it: `GET {baseUrl}/models`, then llama.cpp's
+    /// `/props`. `Ok(None)` when the server does not say.
+    pub async fn fetch_context_window(&self) -> Result<Option<u64>> {
+        let base = self.config.base_url.trim_end_matches('/');
+        let models_url = format!("{base}/models");
+        if let Some(models) = self.get_json(&models_url).await? {
+            if let Some(window) = parse_context_window(&models, &self.config.model) {
+                return Ok(Some(window));
+            }
+        }
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let props = self.get_json(&format!("{root}/props")).await.unwrap_or(None);
+        Ok(props.as_ref().and_then(|p| parse_context_window(p, &self.config.model)))
+    }
+
+    /// The model list as the server reports it (for a connection test).
+    pub async fn list_models(&self) -> Result<Value> {
+        let base = self.config.base_url.trim_end_matches('/');
+        let url = format!("{base}/models");
+        self.get_json(&url).await?.ok_or_else(|| self.fail(&url, "answered /models with nothing usable".into()))
+    }
+
+    async fn get_json(&self, url: &str) -> Result<Option<Value>> {
+        let mut request = self.http.get(url);
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.map_err(|e| self.describe_send_error(url, &e))?;
+        if !response.status().is_success() {
+            return Ok(None);
+        }
+        Ok(response.json::<Value>().await.ok())
+    }
+}

@@ -1,0 +1,164 @@
+//! The tool-call journal: `requested → started → finished | uncertain → acknowledged`. "started" is
+//! made durable before a tool runs, so a call that started and never finished is known to be uncertain.
+
+use rusqlite::{params, Row, Transaction};
+use serde::Serialize;
+
+use super::Store;
+use crate::error::Result;
+use crate::events::now_rfc3339;
+use crate::transcript::ToolCall;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JournalState {
+    Requested,
+    Started,
+    Finished,
+    Uncertain,
+    Acknowledged,
+}
+
+impl JournalState {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "requested" => Self::Requested,
+            "started" => Self::Started,
+            "finished" => Self::Finished,
+            "uncertain" => Self::Uncertain,
+            "acknowledged" => Self::Acknowledged,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JournalEntry {
+    pub id: i64,
+    pub call_id: String,
+    pub name: String,
+    pub arguments: String,
+    pub assistant_seq: i64,
+    pub state: JournalState,
+    pub ok: Option<bool>,
+    pub result_seq: Option<i64>,
+    pub output_bytes: Option<i64>,
+    pub dropped_bytes: i64,
+    pub lossy: bool,
+    pub requested_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub acknowledged_at: Option<String>,
+}
+
+const JOURNAL_COLUMNS: &str = "id, call_id, name, arguments, assistant_seq, state, ok, result_seq, output_bytes, \
+                               dropped_bytes, lossy, requested_at, started_at, finished_at, acknowledged_at";
+
+fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<JournalEntry> {
+    let state: String = row.get(5)?;
+    let state = JournalState::parse(&state).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, format!("unknown state {state:?}").into())
+    })?;
+    Ok(JournalEntry {
+        id: row.get(0)?,
+        call_id: row.get(1)?,
+        name: row.get(2)?,
+        arguments: row.get(3)?,
+        assistant_seq: row.get(4)?,
+        state,
+        ok: row.get(6)?,
+        result_seq: row.get(7)?,
+        output_bytes: row.get(8)?,
+        dropped_bytes: row.get(9)?,
+        lossy: row.get(10)?,
+        requested_at: row.get(11)?,
+        started_at: row.get(12)?,
+        finished_at: row.get(13)?,
+        acknowledged_at: row.get(14)?,
+    })
+}
+
+/// What a finished tool left behind.
+#[derive(Debug, Clone, Copy)]
+pub struct Finish {
+    pub ok: bool,
+    pub result_seq: i64,
+    pub output_bytes: i64,
+    pub dropped_bytes: i64,
+    pub lossy: bool,
+}
+
+/// Records the calls of one assistant message as requested; returns their journal ids in order.
+pub fn record_requested(tx: &Transaction<'_>, session: &str, assistant_seq: i64, calls: &[ToolCall]) -> Result<Vec<i64>> {
+    let now = now_rfc3339();
+    let mut ids = Vec::with_capacity(calls.len());
+    for call in calls {
+        tx.execute(
+            "INSERT INTO tool_calls (session_id, call_id, name, arguments, assistant_seq, state, requested_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'requested', ?6)",
+            params![session, call.id, call.name, call.arguments, assistant_seq, now],
+        )?;
+        ids.push(tx.last_insert_rowid());
+    }
+    Ok(ids)
+}
+
+pub fn record_finished(tx: &Transaction<'_>, journal_id: i64, finish: Finish) -> Result<()> {
+    tx.execute(
+        "UPDATE tool_calls SET state = 'finished', ok = ?2, result_seq = ?3, output_bytes = ?4, dropped_bytes = ?5,
+                lossy = ?6, finished_at = ?7 WHERE id = ?1",
+        params![journal_id, finish.ok, finish.result_seq, finish.output_bytes, finish.dropped_bytes, finish.lossy, now_rfc3339()],
+    )?;
+    Ok(())
+}
+
+/// Records that the call whose results could not be known was acknowledged, under `result_seq`.
+pub fn record_acknowledged(tx: &Transaction<'_>, journal_id: i64, result_seq: i64) -> Result<()> {
+    tx.execute(
+        "UPDATE tool_calls SET state = 'acknowledged', result_seq = ?2, acknowledged_at = ?3 WHERE id = ?1",
+        params![journal_id, result_seq, now_rfc3339()],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Durably marks a call as started; this commit happens before the tool runs.
+    pub fn mark_tool_started(&self, journal_id: i64) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE tool_calls SET state = 'started', started_at = ?2 WHERE id = ?1",
+                params![journal_id, now_rfc3339()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Calls left without a result (requested or started, in call order): the traces of a crash.
+    pub fn unresolved_tool_calls(&self, session: &str) -> Result<Vec<JournalEntry>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {JOURNAL_COLUMNS} FROM tool_calls
+                 WHERE session_id = ?1 AND state IN ('requested', 'started', 'uncertain') ORDER BY id"
+            ))?;
+            let rows = stmt.query_map([session], entry_from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Turns every "started" call of the session into "uncertain" (the process that ran it is gone).
+    pub fn mark_started_uncertain(&self, session: &str) -> Result<usize> {
+        self.write(|tx| {
+            Ok(tx.execute("UPDATE tool_calls SET state = 'uncertain' WHERE session_id = ?1 AND state = 'started'", [session])?)
+        })
+    }
+
+    pub fn journal(&self, session: &str) -> Result<Vec<JournalEntry>> {
+        self.read(|conn| {
+            let mut stmt =
+                conn.prepare_cached(&format!("SELECT {JOURNAL_COLUMNS} FROM tool_calls WHERE session_id = ?1 ORDER BY id"))?;
+            let rows = stmt.query_map([session], entry_from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+}

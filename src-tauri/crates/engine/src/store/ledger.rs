@@ -1,0 +1,169 @@
+//! The model-call ledger (one row per request, with the records that formed it and what the server
+//! reported) and the per-session event log.
+
+use rusqlite::{params, Row};
+use serde::Serialize;
+
+use super::Store;
+use crate::error::Result;
+use crate::events::Envelope;
+
+/// What is known about a request before it is sent.
+#[derive(Debug, Clone)]
+pub struct ModelCallStart<'a> {
+    pub session: &'a str,
+    pub purpose: &'a str,
+    pub api: &'a str,
+    pub model: &'a str,
+    pub system_prompt: &'a str,
+    pub message_ranges: &'a [[i64; 2]],
+    pub params: &'a serde_json::Value,
+    pub tool_catalog_chars: u64,
+    pub request_chars: u64,
+    pub estimated_tokens: u64,
+    pub started_at: &'a str,
+}
+
+/// What the server reported (or the error) once the request ended.
+#[derive(Debug, Clone, Default)]
+pub struct ModelCallUpdate {
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub prompt_ms: Option<f64>,
+    pub ttft_ms: Option<u64>,
+    pub duration_ms: u64,
+    pub finish_reason: Option<String>,
+    pub error: Option<String>,
+    pub response_seq: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCallRecord {
+    pub id: i64,
+    pub purpose: String,
+    pub api: String,
+    pub model: String,
+    pub message_ranges: serde_json::Value,
+    pub params: serde_json::Value,
+    pub tool_catalog_chars: u64,
+    pub request_chars: u64,
+    pub estimated_tokens: u64,
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub prompt_ms: Option<f64>,
+    pub ttft_ms: Option<u64>,
+    pub duration_ms: Option<u64>,
+    pub finish_reason: Option<String>,
+    pub error: Option<String>,
+    pub response_seq: Option<i64>,
+    pub started_at: String,
+}
+
+fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
+    let json = |i: usize| -> rusqlite::Result<serde_json::Value> {
+        let text: String = row.get(i)?;
+        serde_json::from_str(&text)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into()))
+    };
+    Ok(ModelCallRecord {
+        id: row.get(0)?,
+        purpose: row.get(1)?,
+        api: row.get(2)?,
+        model: row.get(3)?,
+        message_ranges: json(4)?,
+        params: json(5)?,
+        tool_catalog_chars: row.get(6)?,
+        request_chars: row.get(7)?,
+        estimated_tokens: row.get(8)?,
+        prompt_tokens: row.get(9)?,
+        cached_tokens: row.get(10)?,
+        completion_tokens: row.get(11)?,
+        prompt_ms: row.get(12)?,
+        ttft_ms: row.get(13)?,
+        duration_ms: row.get(14)?,
+        finish_reason: row.get(15)?,
+        error: row.get(16)?,
+        response_seq: row.get(17)?,
+        started_at: row.get(18)?,
+    })
+}
+
+impl Store {
+    pub fn insert_model_call(&self, call: &ModelCallStart<'_>) -> Result<i64> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
+                     tool_catalog_chars, request_chars, estimated_tokens, started_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    call.session,
+                    call.purpose,
+                    call.api,
+                    call.model,
+                    call.system_prompt,
+                    serde_json::to_string(call.message_ranges)?,
+                    serde_json::to_string(call.params)?,
+                    call.tool_catalog_chars as i64,
+                    call.request_chars as i64,
+                    call.estimated_tokens as i64,
+                    call.started_at,
+                ],
+            )?;
+            Ok(tx.last_insert_rowid())
+        })
+    }
+
+    pub fn finish_model_call(&self, id: i64, update: &ModelCallUpdate) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4, prompt_ms = ?5,
+                     ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10 WHERE id = ?1",
+                params![
+                    id,
+                    update.prompt_tokens.map(|v| v as i64),
+                    update.cached_tokens.map(|v| v as i64),
+                    update.completion_tokens.map(|v| v as i64),
+                    update.prompt_ms,
+                    update.ttft_ms.map(|v| v as i64),
+                    update.duration_ms as i64,
+                    update.finish_reason,
+                    update.error,
+                    update.response_seq,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    pub fn model_calls(&self, session: &str) -> Result<Vec<ModelCallRecord>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
+                        prompt_tokens, cached_tokens, completion_tokens, prompt_ms, ttft_ms, duration_ms, finish_reason,
+                        error, response_seq, started_at
+                 FROM model_calls WHERE session_id = ?1 ORDER BY id",
+            )?;
+            let rows = stmt.query_map([session], record_from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Appends an event to the session's log (transient events are not recorded).
+    pub fn record_event(&self, envelope: &Envelope) -> Result<()> {
+        if envelope.event.is_transient() {
+            return Ok(());
+        }
+        let body = serde_json::to_value(envelope)?;
+        let kind = body.get("type").and_then(|t| t.as_str()).unwrap_or("unknown").to_string();
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO events (session_id, type, body, ts) VALUES (?1, ?2, ?3, ?4)",
+                params![envelope.session, kind, body.to_string(), envelope.ts],
+            )?;
+            Ok(())
+        })
+    }
+}

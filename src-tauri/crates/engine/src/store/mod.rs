@@ -1,0 +1,176 @@
+//! The session store: one SQLite file (`$ALISIO_HOME/sessions.db`), written through one place.
+//! Migrations are embedded and applied in one IMMEDIATE transaction; WAL and a busy timeout are on;
+//! a file that is not ours, corrupt, or from a newer Alisio is refused and never overwritten.
+
+pub mod journal;
+mod ledger;
+pub mod sessions;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
+
+pub use journal::{JournalEntry, JournalState};
+pub use ledger::{ModelCallRecord, ModelCallStart, ModelCallUpdate};
+pub use sessions::{Session, SessionSummary};
+
+use crate::error::{Error, Result};
+
+/// Embedded migrations; the fresh schema *is* these files applied in order.
+const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("cannot create the data directory {}", dir.display()), e))?;
+        }
+        let db_error = |problem: String| Error::Database { path: path.to_path_buf(), problem };
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(|e| db_error(format!("cannot be opened: {e}")))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+
+        // Read before writing anything, so a foreign or corrupt file is never touched.
+        let probe = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
+        let table_count = probe.map_err(|e| db_error(describe_open_error(&e)))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(db_error(format!(
+                "has schema version {version}, written by a newer Alisio (this one understands up to {SCHEMA_VERSION}). \
+                 Upgrade Alisio, or set ALISIO_HOME to another directory."
+            )));
+        }
+        if version == 0 && table_count > 0 {
+            return Err(db_error(
+                "is an SQLite database that Alisio did not create; it was left untouched. \
+                 Set ALISIO_HOME to another directory or move the file aside."
+                    .into(),
+            ));
+        }
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            .map_err(|e| db_error(describe_open_error(&e)))?;
+        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
+        let store = Store { conn: Mutex::new(conn), path: path.to_path_buf() };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a half-written transaction behind (it rolls
+        // back on drop), so the connection is still usable.
+        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn migrate(&self) -> Result<()> {
+        self.write(|tx| {
+            let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            for (index, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+                tx.execute_batch(sql)?;
+                tx.pragma_update(None, "user_version", (index + 1) as i64)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| match e {
+            Error::Sqlite(err) => Error::Database { path: self.path.clone(), problem: describe_open_error(&err) },
+            other => other,
+        })
+    }
+
+    /// Runs `f` in one IMMEDIATE transaction: everything it writes lands, or nothing does.
+    pub fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = self.lock();
+        f(&conn)
+    }
+}
+
+fn describe_open_error(err: &rusqlite::Error) -> String {
+    match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => {
+            "is not a valid SQLite database (it may be corrupt); it was left untouched. \
+             Move it aside to start fresh, or set ALISIO_HOME to another directory."
+                .into()
+        }
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
+            format!("is locked by another process (waited {} s). Close the other Alisio and try again.", BUSY_TIMEOUT.as_secs())
+        }
+        Some(ErrorCode::ReadOnly) | Some(ErrorCode::CannotOpen) | Some(ErrorCode::PermissionDenied) => {
+            format!("cannot be written ({err}); check the file's permissions")
+        }
+        _ => format!("cannot be used: {err}"),
+    }
+}
+
+/// Packs sorted seqs into inclusive `[from, to]` ranges.
+pub fn seq_ranges(seqs: impl IntoIterator<Item = i64>) -> Vec<[i64; 2]> {
+    let mut ranges: Vec<[i64; 2]> = Vec::new();
+    for seq in seqs {
+        match ranges.last_mut() {
+            Some(last) if last[1] + 1 == seq => last[1] = seq,
+            _ => ranges.push([seq, seq]),
+        }
+    }
+    ranges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_pack_runs() {
+        assert_eq!(seq_ranges([1, 2, 3, 5, 7, 8]), vec![[1, 3], [5, 5], [7, 8]]);
+        assert!(seq_ranges([]).is_empty());
+    }
+
+    #[test]
+    fn refuses_foreign_corrupt_and_newer_databases_without_touching_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("garbage.db");
+        std::fs::write(&garbage, b"this is not sqlite at all, just some bytes................").unwrap();
+        let before = std::fs::read(&garbage).unwrap();
+        let err = Store::open(&garbage).err().unwrap().to_string();
+        assert!(err.contains("not a valid SQLite database"), "{err}");
+        assert_eq!(std::fs::read(&garbage).unwrap(), before);
+
+        let newer = dir.path().join("newer.db");
+        {
+            let c = Connection::open(&newer).unwrap();
+            c.execute_batch("PRAGMA user_version = 999;").unwrap();
+        }
+        let err = Store::open(&newer).err().unwrap().to_string();
+        assert!(err.contains("newer Alisio"), "{err}");
+
+        let fresh = dir.path().join("fresh.db");
+        Store::open(&fresh).unwrap();
+        let store = Store::open(&fresh).unwrap();
+        let version: i64 = store.read(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+}

@@ -1,0 +1,201 @@
+//! Sessions and their append-only messages.
+
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use serde::Serialize;
+
+use super::Store;
+use crate::error::{Error, Result};
+use crate::events::now_rfc3339;
+use crate::transcript::{message_chars, Message, NewMessage, Role, ToolCall};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub live_messages: u64,
+    pub compacted_messages: u64,
+    pub uncertain_tool_calls: u64,
+    pub created_at: String,
+    pub last_activity: String,
+}
+
+const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
+                               compacted, summary, truncated, uncertain, created_at";
+
+fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
+    Ok(Session {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        workspace: row.get(2)?,
+        created_at: row.get(3)?,
+        updated_at: row.get(4)?,
+    })
+}
+
+/// Maps a row; a row the engine cannot interpret is an error, never silently skipped.
+fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
+    let bad = |column: usize, what: String| {
+        rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, what.into())
+    };
+    let role: String = row.get(2)?;
+    let role = Role::parse(&role).ok_or_else(|| bad(2, format!("unknown role {role:?}")))?;
+    let tool_calls: Option<String> = row.get(4)?;
+    let tool_calls: Vec<ToolCall> = match tool_calls {
+        Some(text) => serde_json::from_str(&text).map_err(|e| bad(4, format!("tool_calls: {e}")))?,
+        None => Vec::new(),
+    };
+    let provider_items: Option<String> = row.get(6)?;
+    let provider_items = match provider_items {
+        Some(text) => Some(serde_json::from_str(&text).map_err(|e| bad(6, format!("provider_items: {e}")))?),
+        None => None,
+    };
+    Ok(Message {
+        seq: row.get(0)?,
+        anchor: row.get(1)?,
+        role,
+        content: row.get(3)?,
+        tool_calls,
+        tool_call_id: row.get(5)?,
+        provider_items,
+        compacted: row.get(7)?,
+        summary: row.get(8)?,
+        truncated: row.get(9)?,
+        uncertain: row.get(10)?,
+        created_at: row.get(11)?,
+    })
+}
+
+impl Store {
+    pub fn create_session(&self, workspace: &str, title: &str) -> Result<Session> {
+        let now = now_rfc3339();
+        let session = Session {
+            id: uuid::Uuid::now_v7().to_string(),
+            title: title.to_string(),
+            workspace: workspace.to_string(),
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![session.id, session.title, session.workspace, session.created_at, session.updated_at],
+            )?;
+            Ok(())
+        })?;
+        Ok(session)
+    }
+
+    /// Finds a session by its full id or a unique prefix of it.
+    pub fn resolve_session(&self, id_or_prefix: &str) -> Result<Session> {
+        self.read(|conn| {
+            let exact = conn
+                .query_row(
+                    "SELECT id, title, workspace, created_at, updated_at FROM sessions WHERE id = ?1",
+                    [id_or_prefix],
+                    session_from_row,
+                )
+                .optional()?;
+            if let Some(session) = exact {
+                return Ok(session);
+            }
+            if id_or_prefix.is_empty() {
+                return Err(Error::SessionNotFound(String::new()));
+            }
+            let mut stmt = conn.prepare(
+                "SELECT id, title, workspace, created_at, updated_at FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2",
+            )?;
+            let found: Vec<Session> = stmt
+                .query_map(params![id_or_prefix, id_or_prefix.chars().count() as i64], session_from_row)?
+                .collect::<rusqlite::Result<_>>()?;
+            match found.len() {
+                1 => Ok(found.into_iter().next().ok_or_else(|| Error::SessionNotFound(id_or_prefix.into()))?),
+                0 => Err(Error::SessionNotFound(id_or_prefix.into())),
+                _ => Err(Error::AmbiguousSession(id_or_prefix.into())),
+            }
+        })
+    }
+
+    /// Sessions, newest activity first, with live / compacted counts.
+    pub fn list_sessions(&self) -> Result<Vec<SessionSummary>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at,
+                        (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 0),
+                        (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 1),
+                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state IN ('started', 'uncertain'))
+                 FROM sessions s ORDER BY s.updated_at DESC, s.id DESC",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                Ok(SessionSummary {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                    workspace: row.get(2)?,
+                    created_at: row.get(3)?,
+                    last_activity: row.get(4)?,
+                    live_messages: row.get(5)?,
+                    compacted_messages: row.get(6)?,
+                    uncertain_tool_calls: row.get(7)?,
+                })
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Messages the model still sees, in transcript order.
+    pub fn live_messages(&self, session: &str) -> Result<Vec<Message>> {
+        self.read(|conn| query_messages(conn, session, true))
+    }
+
+    /// Every stored message, compacted ones included, in transcript order.
+    pub fn all_messages(&self, session: &str) -> Result<Vec<Message>> {
+        self.read(|conn| query_messages(conn, session, false))
+    }
+}
+
+fn query_messages(conn: &Connection, session: &str, live_only: bool) -> Result<Vec<Message>> {
+    let filter = if live_only { "AND compacted = 0" } else { "" };
+    let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 {filter} ORDER BY anchor, seq");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([session], message_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Appends a message at the end of the session's transcript and returns its seq.
+pub fn append_message(tx: &Transaction<'_>, session: &str, message: &NewMessage) -> Result<i64> {
+    let seq: i64 =
+        tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| r.get(0))?;
+    let now = now_rfc3339();
+    let tool_calls =
+        if message.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&message.tool_calls)?) };
+    let provider_items = message.provider_items.as_ref().map(serde_json::to_string).transpose()?;
+    tx.execute(
+        "INSERT INTO messages (session_id, seq, anchor, role, content, chars, tool_calls, tool_call_id, provider_items, uncertain, created_at)
+         VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            session,
+            seq,
+            message.role.as_str(),
+            message.content,
+            message_chars(&message.content, &message.tool_calls) as i64,
+            tool_calls,
+            message.tool_call_id,
+            provider_items,
+            message.uncertain,
+            now,
+        ],
+    )?;
+    tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
+    Ok(seq)
+}

@@ -1,0 +1,250 @@
+//! The built-in tools (INTERFACES I5): their catalog as the model sees it, permission checks, and
+//! dispatch. Every path is confined to the session's workspace.
+
+mod files;
+pub mod output;
+pub mod paths;
+mod shell;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Api, Permission, PermissionsConfig};
+use crate::transcript::ToolCall;
+
+/// What a tool returned: the text stored and shown to the model, and how it was captured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub ok: bool,
+    pub content: String,
+    pub lossy: bool,
+    pub dropped_bytes: u64,
+    pub output_bytes: u64,
+}
+
+impl ToolOutput {
+    pub fn ok(content: String) -> Self {
+        let output_bytes = content.len() as u64;
+        Self { ok: true, content, lossy: false, dropped_bytes: 0, output_bytes }
+    }
+
+    pub fn error(message: String) -> Self {
+        let content = format!("error: {message}");
+        let output_bytes = content.len() as u64;
+        Self { ok: false, content, lossy: false, dropped_bytes: 0, output_bytes }
+    }
+}
+
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parameters: Value,
+}
+
+/// The fixed tool catalog, in the order the model sees it.
+pub fn catalog() -> Vec<ToolSpec> {
+    let path = json!({"type": "string", "description": "Path relative to the workspace root"});
+    vec![
+        ToolSpec {
+            name: "read_file",
+            description: "Read a text file from the workspace.",
+            parameters: json!({"type": "object", "properties": {"path": path}, "required": ["path"], "additionalProperties": false}),
+        },
+        ToolSpec {
+            name: "write_file",
+            description: "Create or overwrite a file in the workspace with the given content.",
+            parameters: json!({"type": "object", "properties": {"path": path, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false}),
+        },
+        ToolSpec {
+            name: "edit_file",
+            description: "Replace the single occurrence of `old` with `new` in a workspace file.",
+            parameters: json!({"type": "object", "properties": {"path": path, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["path", "old", "new"], "additionalProperties": false}),
+        },
+        ToolSpec {
+            name: "list_dir",
+            description: "List the entries of a workspace directory (directories end with /).",
+            parameters: json!({"type": "object", "properties": {"path": path}, "required": ["path"], "additionalProperties": false}),
+        },
+        ToolSpec {
+            name: "grep",
+            description: "Search files under a workspace path (default: the whole workspace) for a regular expression; prints path:line:text.",
+            parameters: json!({"type": "object", "properties": {"pattern": {"type": "string"}, "path": path}, "required": ["pattern"], "additionalProperties": false}),
+        },
+        ToolSpec {
+            name: "shell",
+            description: "Run a shell command (sh -c) in the workspace root. Output is stdout, then stderr, then the exit code.",
+            parameters: json!({"type": "object", "properties": {"command": {"type": "string"}, "timeoutMs": {"type": "integer", "minimum": 1, "description": "Default 120000"}}, "required": ["command"], "additionalProperties": false}),
+        },
+    ]
+}
+
+/// The `tools` array of a request, in the wire shape of `api`.
+pub fn catalog_json(api: Api, specs: &[ToolSpec]) -> Value {
+    let tools: Vec<Value> = specs
+        .iter()
+        .map(|spec| match api {
+            Api::Chat => json!({"type": "function", "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters}}),
+            Api::Responses => json!({"type": "function", "name": spec.name, "description": spec.description, "parameters": spec.parameters}),
+        })
+        .collect();
+    Value::Array(tools)
+}
+
+/// Decides tool calls whose permission is `ask`.
+pub trait Approver: Send + Sync {
+    fn approve<'a>(&'a self, call: &'a ToolCall, permission_key: &'a str) -> BoxFuture<'a, bool>;
+}
+
+/// Approves (`--yes`) or refuses every call that asks.
+pub struct FixedApprover(pub bool);
+
+impl Approver for FixedApprover {
+    fn approve<'a>(&'a self, _call: &'a ToolCall, _permission_key: &'a str) -> BoxFuture<'a, bool> {
+        let answer = self.0;
+        Box::pin(async move { answer })
+    }
+}
+
+pub struct ToolEnv {
+    /// Canonical workspace root.
+    pub workspace: PathBuf,
+    pub permissions: PermissionsConfig,
+    pub approver: Arc<dyn Approver>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathArgs {
+    path: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    path: String,
+    content: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditArgs {
+    path: String,
+    old: String,
+    new: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrepArgs {
+    pattern: String,
+    path: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ShellArgs {
+    command: String,
+    timeout_ms: Option<u64>,
+}
+
+fn parse<T: serde::de::DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutput> {
+    let arguments = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
+    serde_json::from_str(arguments)
+        .map_err(|err| ToolOutput::error(format!("invalid arguments for {}: {err}", call.name)))
+}
+
+/// The permission key guarding a tool, if any.
+pub fn permission_key(name: &str) -> Option<&'static str> {
+    match name {
+        "shell" => Some("permissions.shell"),
+        "write_file" | "edit_file" => Some("permissions.write"),
+        _ => None,
+    }
+}
+
+impl ToolEnv {
+    /// Checks permissions; `Err` carries the refusal the model gets as the tool's result.
+    pub async fn check_permission(&self, call: &ToolCall) -> Result<(), ToolOutput> {
+        let Some(key) = permission_key(&call.name) else { return Ok(()) };
+        let setting = if key == "permissions.shell" { self.permissions.shell } else { self.permissions.write };
+        match setting {
+            Permission::Allow => Ok(()),
+            Permission::Deny => Err(ToolOutput::error(format!("permission denied: {key} is \"deny\", so `{}` may not run", call.name))),
+            Permission::Ask => {
+                if self.approver.approve(call, key).await {
+                    Ok(())
+                } else {
+                    Err(ToolOutput::error(format!(
+                        "permission refused: `{}` needs approval ({key} is \"ask\") and it was not approved. \
+                         The user can approve tools with --yes in the CLI, or set {key} to \"allow\"",
+                        call.name
+                    )))
+                }
+            }
+        }
+    }
+
+    fn resolve(&self, requested: &str) -> Result<(PathBuf, String), ToolOutput> {
+        let path = paths::resolve_in_workspace(&self.workspace, requested).map_err(ToolOutput::error)?;
+        let shown = paths::display_relative(&self.workspace, &path);
+        Ok((path, shown))
+    }
+
+    /// Runs one call (permissions already checked). Never panics on bad input: errors are results.
+    pub async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
+        match self.execute_inner(call, cancel).await {
+            Ok(output) | Err(output) => output,
+        }
+    }
+
+    async fn execute_inner(&self, call: &ToolCall, cancel: &CancellationToken) -> Result<ToolOutput, ToolOutput> {
+        let output = match call.name.as_str() {
+            "read_file" => {
+                let args: PathArgs = parse(call)?;
+                let (path, shown) = self.resolve(&args.path)?;
+                blocking(move || files::read_file(&path, &shown)).await
+            }
+            "write_file" => {
+                let args: WriteArgs = parse(call)?;
+                let (path, shown) = self.resolve(&args.path)?;
+                blocking(move || files::write_file(&path, &shown, &args.content)).await
+            }
+            "edit_file" => {
+                let args: EditArgs = parse(call)?;
+                let (path, shown) = self.resolve(&args.path)?;
+                blocking(move || files::edit_file(&path, &shown, &args.old, &args.new)).await
+            }
+            "list_dir" => {
+                let args: PathArgs = parse(call)?;
+                let (path, shown) = self.resolve(&args.path)?;
+                blocking(move || files::list_dir(&path, &shown)).await
+            }
+            "grep" => {
+                let args: GrepArgs = parse(call)?;
+                let (root, _) = self.resolve(args.path.as_deref().unwrap_or("."))?;
+                let workspace = self.workspace.clone();
+                blocking(move || files::grep(&workspace, &root, &args.pattern)).await
+            }
+            "shell" => {
+                let args: ShellArgs = parse(call)?;
+                shell::run_shell(&self.workspace, &args.command, args.timeout_ms.unwrap_or(shell::DEFAULT_TIMEOUT_MS), cancel).await
+            }
+            other => ToolOutput::error(format!(
+                "unknown tool `{other}`; available: read_file, write_file, edit_file, list_dir, grep, shell"
+            )),
+        };
+        Ok(output)
+    }
+}
+
+async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|err| ToolOutput::error(format!("the tool crashed: {err}")))
+}
+
+/// Canonicalizes a workspace directory.
+pub fn canonical_workspace(dir: &Path) -> std::io::Result<PathBuf> {
+    std::fs::canonicalize(dir)
+}

@@ -1,0 +1,109 @@
+//! The transcript model: stored messages, tool calls and the size estimates every budget uses.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// Provider-assigned call id, kept byte for byte.
+    pub id: String,
+    pub name: String,
+    /// The JSON arguments exactly as the model produced them.
+    pub arguments: String,
+}
+
+/// A message as stored. `seq` is the session's monotonic insertion number; `anchor` is the position
+/// in the transcript the message occupies (its own seq, or the seq of the original it stands in for).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub seq: i64,
+    pub anchor: i64,
+    pub role: Role,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+    /// Opaque provider items (Responses API output such as encrypted reasoning), sent back unchanged.
+    pub provider_items: Option<serde_json::Value>,
+    pub compacted: bool,
+    pub summary: bool,
+    pub truncated: bool,
+    pub uncertain: bool,
+    pub created_at: String,
+}
+
+impl Message {
+    /// Characters this message contributes to a request: its text plus its tool calls.
+    pub fn chars(&self) -> u64 {
+        message_chars(&self.content, &self.tool_calls)
+    }
+}
+
+pub fn message_chars(content: &str, tool_calls: &[ToolCall]) -> u64 {
+    let calls: usize = tool_calls.iter().map(|c| c.id.chars().count() + c.name.chars().count() + c.arguments.chars().count()).sum();
+    (content.chars().count() + calls) as u64
+}
+
+/// Approximate tokens for a number of characters (≈ 4 characters per token, rounded up).
+pub fn estimate_tokens(chars: u64) -> u64 {
+    chars.div_ceil(4)
+}
+
+/// A message about to be stored.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub role: Role,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+    pub provider_items: Option<serde_json::Value>,
+    pub uncertain: bool,
+}
+
+impl NewMessage {
+    fn new(role: Role, content: String) -> Self {
+        Self { role, content, tool_calls: Vec::new(), tool_call_id: None, provider_items: None, uncertain: false }
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(Role::User, content.into())
+    }
+
+    pub fn assistant(content: impl Into<String>, tool_calls: Vec<ToolCall>, provider_items: Option<serde_json::Value>) -> Self {
+        Self { tool_calls, provider_items, ..Self::new(Role::Assistant, content.into()) }
+    }
+
+    pub fn tool_result(call_id: &str, content: impl Into<String>) -> Self {
+        Self { tool_call_id: Some(call_id.to_string()), ..Self::new(Role::Tool, content.into()) }
+    }
+}
