@@ -1,1 +1,11 @@
+//! End-to-end tests: the real `alisio` binary against a scripted model server on 127.0.0.1, with
+//! assertions on the requests the server received, the events printed and the database rows.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+mod agent_loop;
+mod failures;
+mod tools;
+mod uncertain;

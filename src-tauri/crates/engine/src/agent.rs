@@ -77,12 +77,18 @@ impl Engine {
 
     /// Runs one user turn to completion. The session event is emitted first; on failure an `error`
     /// event is emitted and the user's message stays stored.
-    pub async fn run_turn(&self, request: TurnRequest, sink: &dyn EventSink, cancel: &CancellationToken) -> Result<TurnOutcome> {
+    pub async fn run_turn(
+        &self,
+        request: TurnRequest,
+        sink: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome> {
         let session = match &request.session {
             Some(id) => self.store.resolve_session(id)?,
             None => {
-                let workspace = crate::tools::canonical_workspace(&request.workspace)
-                    .map_err(|e| Error::io(format!("cannot use {} as the workspace", request.workspace.display()), e))?;
+                let workspace = crate::tools::canonical_workspace(&request.workspace).map_err(|e| {
+                    Error::io(format!("cannot use {} as the workspace", request.workspace.display()), e)
+                })?;
                 self.store.create_session(&workspace.to_string_lossy(), &title_of(&request.prompt))?
             }
         };
@@ -124,7 +130,8 @@ impl Engine {
                 }
             }
             let completion = self.call_model(session, sink, cancel).await?;
-            tokens_used += completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
+            tokens_used +=
+                completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
             if completion.tool_calls.is_empty() {
                 self.emit(sink, &session.id, Event::TurnCompleted { text: completion.text.clone() });
                 return Ok(TurnOutcome { session: session.id.clone(), text: completion.text, steps: step });
@@ -141,7 +148,12 @@ impl Engine {
 
     /// Sends the live transcript, stores the answer (and its tool calls as requested) in one
     /// transaction, and records the call in the ledger.
-    async fn call_model(&self, session: &Session, sink: &dyn EventSink, cancel: &CancellationToken) -> Result<Completion> {
+    async fn call_model(
+        &self,
+        session: &Session,
+        sink: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<Completion> {
         let live = self.store.live_messages(&session.id)?;
         let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
         let options = RequestOptions { max_tokens: self.config.limits.max_output_tokens, tool_choice_none: false };
@@ -173,11 +185,18 @@ impl Engine {
         let completion = match self.provider.send(&body, &mut on_delta, cancel).await {
             Ok(completion) => completion,
             Err(err) => {
-                self.store.finish_model_call(call_id, &ModelCallUpdate { error: Some(err.to_string()), ..Default::default() })?;
+                self.store.finish_model_call(
+                    call_id,
+                    &ModelCallUpdate { error: Some(err.to_string()), ..Default::default() },
+                )?;
                 return Err(err);
             }
         };
-        let message = NewMessage::assistant(completion.text.clone(), completion.tool_calls.clone(), completion.provider_items.clone());
+        let message = NewMessage::assistant(
+            completion.text.clone(),
+            completion.tool_calls.clone(),
+            completion.provider_items.clone(),
+        );
         let seq = self.store.write(|tx| {
             let seq = append_message(tx, &session.id, &message)?;
             journal::record_requested(tx, &session.id, seq, &completion.tool_calls)?;
@@ -237,12 +256,20 @@ impl Engine {
                 Err(refusal) => refusal,
                 Ok(()) => {
                     self.store.mark_tool_started(entry.id)?;
-                    self.emit(sink, &session.id, Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
+                    self.emit(
+                        sink,
+                        &session.id,
+                        Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() },
+                    );
                     env.execute(call, cancel).await
                 }
             };
             self.store_result(&session.id, entry.id, call, &output)?;
-            self.emit(sink, &session.id, Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: output.ok });
+            self.emit(
+                sink,
+                &session.id,
+                Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: output.ok },
+            );
         }
         if cancel.is_cancelled() {
             return Err(Error::Cancelled);
@@ -287,7 +314,11 @@ impl Engine {
         self.store.write(|tx| {
             for entry in &unresolved {
                 let seq = append_message(tx, session, &NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT))?;
-                journal::record_finished(tx, entry.id, Finish { ok: false, result_seq: seq, output_bytes: 0, dropped_bytes: 0, lossy: false })?;
+                journal::record_finished(
+                    tx,
+                    entry.id,
+                    Finish { ok: false, result_seq: seq, output_bytes: 0, dropped_bytes: 0, lossy: false },
+                )?;
             }
             Ok(())
         })
@@ -303,7 +334,11 @@ impl Engine {
             for entry in &unresolved {
                 if entry.state == JournalState::Requested {
                     let seq = append_message(tx, &record.id, &NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT))?;
-                    journal::record_finished(tx, entry.id, Finish { ok: false, result_seq: seq, output_bytes: 0, dropped_bytes: 0, lossy: false })?;
+                    journal::record_finished(
+                        tx,
+                        entry.id,
+                        Finish { ok: false, result_seq: seq, output_bytes: 0, dropped_bytes: 0, lossy: false },
+                    )?;
                     report.not_run.push(entry.clone());
                 } else {
                     let mut message = NewMessage::tool_result(&entry.call_id, UNCERTAIN_RESULT);

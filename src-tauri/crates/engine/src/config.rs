@@ -229,10 +229,10 @@ pub fn from_value(raw: &Value) -> Result<Config> {
 }
 
 fn read_document(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Error::Config(format!("{} is not valid JSON: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Error::Config(format!("{} is not valid JSON: {e}", path.display())))?;
     if !value.is_object() {
         return Err(Error::Config(format!("{} must contain a JSON object", path.display())));
     }

@@ -139,7 +139,8 @@ mod tests {
         assert_eq!(value["callId"], "c-1");
         assert_eq!(value["session"], "s1");
         assert!(value["ts"].as_str().unwrap().ends_with('Z'));
-        let started = serde_json::to_value(Event::CompactionStarted { reason: CompactionReason::Budget, focus: None }).unwrap();
+        let started =
+            serde_json::to_value(Event::CompactionStarted { reason: CompactionReason::Budget, focus: None }).unwrap();
         assert_eq!(started, json!({"type": "compaction_started", "reason": "budget"}));
     }
 }

@@ -70,7 +70,8 @@ impl Message {
 }
 
 pub fn message_chars(content: &str, tool_calls: &[ToolCall]) -> u64 {
-    let calls: usize = tool_calls.iter().map(|c| c.id.chars().count() + c.name.chars().count() + c.arguments.chars().count()).sum();
+    let calls: usize =
+        tool_calls.iter().map(|c| c.id.chars().count() + c.name.chars().count() + c.arguments.chars().count()).sum();
     (content.chars().count() + calls) as u64
 }
 
@@ -99,7 +100,11 @@ impl NewMessage {
         Self::new(Role::User, content.into())
     }
 
-    pub fn assistant(content: impl Into<String>, tool_calls: Vec<ToolCall>, provider_items: Option<serde_json::Value>) -> Self {
+    pub fn assistant(
+        content: impl Into<String>,
+        tool_calls: Vec<ToolCall>,
+        provider_items: Option<serde_json::Value>,
+    ) -> Self {
         Self { tool_calls, provider_items, ..Self::new(Role::Assistant, content.into()) }
     }
 

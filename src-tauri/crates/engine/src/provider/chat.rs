@@ -21,7 +21,9 @@ fn wire_message(message: &Message) -> Value {
             let calls: Vec<Value> = message
                 .tool_calls
                 .iter()
-                .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+                .map(
+                    |c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}),
+                )
                 .collect();
             let content = if message.content.is_empty() { Value::Null } else { Value::String(message.content.clone()) };
             json!({"role": "assistant", "content": content, "tool_calls": calls})
@@ -91,7 +93,9 @@ impl ChatStream {
                                 slot.id = id.to_string();
                             }
                         }
-                        if let Some(name) = call.pointer("/function/name").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                        if let Some(name) =
+                            call.pointer("/function/name").and_then(Value::as_str).filter(|s| !s.is_empty())
+                        {
                             if slot.name.is_empty() {
                                 slot.name = name.to_string();
                             }

@@ -155,7 +155,11 @@ impl Provider {
         if err.is_timeout() {
             self.fail(url, format!("did not answer within {} ms (provider.timeoutMs)", self.config.timeout_ms))
         } else if err.is_connect() {
-            let cause = std::error::Error::source(err).map(|s| s.to_string()).unwrap_or_else(|| err.to_string());
+            // The innermost cause is the useful one ("Connection refused (os error 111)").
+            let mut cause: &dyn std::error::Error = err;
+            while let Some(inner) = cause.source() {
+                cause = inner;
+            }
             Error::Provider(self.redact(format!(
                 "could not reach the model server at {url} ({cause}). Start an OpenAI-compatible server there, \
                  or set provider.baseUrl (and provider.model) in $ALISIO_HOME/config.json or a file passed with --config."
@@ -199,7 +203,8 @@ impl Provider {
                     let text = response.text().await.unwrap_or_default();
                     if !retryable || attempt >= self.config.max_retries {
                         let excerpt: String = text.chars().take(500).collect();
-                        let tries = if attempt > 0 { format!(" (after {} attempts)", attempt + 1) } else { String::new() };
+                        let tries =
+                            if attempt > 0 { format!(" (after {} attempts)", attempt + 1) } else { String::new() };
                         return Err(self.fail(&url, format!("answered HTTP {status}{tries}: {excerpt}")));
                     }
                     retry_after
@@ -212,7 +217,8 @@ impl Provider {
                     None
                 }
             };
-            let backoff = retry_after.unwrap_or(Duration::from_millis(self.config.retry_base_ms.saturating_mul(1 << attempt.min(10))));
+            let backoff = retry_after
+                .unwrap_or(Duration::from_millis(self.config.retry_base_ms.saturating_mul(1 << attempt.min(10))));
             tracing::warn!(attempt = attempt + 1, backoff_ms = backoff.as_millis() as u64, "retrying model request");
             tokio::select! {
                 _ = tokio::time::sleep(backoff) => {}
@@ -286,7 +292,10 @@ impl Provider {
                 None => break,
                 Some(Err(err)) => {
                     if err.is_timeout() {
-                        return Err(self.fail(url, format!("stopped sending for more than {} ms (provider.timeoutMs)", self.config.timeout_ms)));
+                        return Err(self.fail(
+                            url,
+                            format!("stopped sending for more than {} ms (provider.timeoutMs)", self.config.timeout_ms),
+                        ));
                     }
                     return Err(self.fail(url, format!("broke off the stream: {err}")));
                 }
@@ -302,7 +311,6 @@ impl Provider {
         if let Some(data) = decoder.finish() {
             apply(&data, &mut ttft_ms)?;
         }
-        drop(apply);
         let completion = match self.config.api {
             Api::Chat => chat_stream.finish(),
             Api::Responses => responses_stream.finish(),

@@ -121,7 +121,9 @@ impl ResponsesStream {
                 "reported a failed response: {}",
                 event.pointer("/response/error").cloned().unwrap_or(Value::Null)
             )),
-            Some("error") => Err(format!("reported an error: {}", event.get("message").cloned().unwrap_or(event.clone()))),
+            Some("error") => {
+                Err(format!("reported an error: {}", event.get("message").cloned().unwrap_or(event.clone())))
+            }
             _ => Ok(None),
         }
     }

@@ -40,7 +40,11 @@ impl SseDecoder {
                 self.data.push(value.strip_prefix(' ').unwrap_or(value).to_string());
             }
         }
-        if self.data.is_empty() { None } else { Some(std::mem::take(&mut self.data).join("\n")) }
+        if self.data.is_empty() {
+            None
+        } else {
+            Some(std::mem::take(&mut self.data).join("\n"))
+        }
     }
 }
 

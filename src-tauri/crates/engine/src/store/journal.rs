@@ -58,7 +58,11 @@ const JOURNAL_COLUMNS: &str = "id, call_id, name, arguments, assistant_seq, stat
 fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<JournalEntry> {
     let state: String = row.get(5)?;
     let state = JournalState::parse(&state).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, format!("unknown state {state:?}").into())
+        rusqlite::Error::FromSqlConversionFailure(
+            5,
+            rusqlite::types::Type::Text,
+            format!("unknown state {state:?}").into(),
+        )
     })?;
     Ok(JournalEntry {
         id: row.get(0)?,
@@ -90,7 +94,12 @@ pub struct Finish {
 }
 
 /// Records the calls of one assistant message as requested; returns their journal ids in order.
-pub fn record_requested(tx: &Transaction<'_>, session: &str, assistant_seq: i64, calls: &[ToolCall]) -> Result<Vec<i64>> {
+pub fn record_requested(
+    tx: &Transaction<'_>,
+    session: &str,
+    assistant_seq: i64,
+    calls: &[ToolCall],
+) -> Result<Vec<i64>> {
     let now = now_rfc3339();
     let mut ids = Vec::with_capacity(calls.len());
     for call in calls {
@@ -108,7 +117,15 @@ pub fn record_finished(tx: &Transaction<'_>, journal_id: i64, finish: Finish) ->
     tx.execute(
         "UPDATE tool_calls SET state = 'finished', ok = ?2, result_seq = ?3, output_bytes = ?4, dropped_bytes = ?5,
                 lossy = ?6, finished_at = ?7 WHERE id = ?1",
-        params![journal_id, finish.ok, finish.result_seq, finish.output_bytes, finish.dropped_bytes, finish.lossy, now_rfc3339()],
+        params![
+            journal_id,
+            finish.ok,
+            finish.result_seq,
+            finish.output_bytes,
+            finish.dropped_bytes,
+            finish.lossy,
+            now_rfc3339()
+        ],
     )?;
     Ok(())
 }
@@ -149,14 +166,18 @@ impl Store {
     /// Turns every "started" call of the session into "uncertain" (the process that ran it is gone).
     pub fn mark_started_uncertain(&self, session: &str) -> Result<usize> {
         self.write(|tx| {
-            Ok(tx.execute("UPDATE tool_calls SET state = 'uncertain' WHERE session_id = ?1 AND state = 'started'", [session])?)
+            Ok(tx.execute(
+                "UPDATE tool_calls SET state = 'uncertain' WHERE session_id = ?1 AND state = 'started'",
+                [session],
+            )?)
         })
     }
 
     pub fn journal(&self, session: &str) -> Result<Vec<JournalEntry>> {
         self.read(|conn| {
-            let mut stmt =
-                conn.prepare_cached(&format!("SELECT {JOURNAL_COLUMNS} FROM tool_calls WHERE session_id = ?1 ORDER BY id"))?;
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {JOURNAL_COLUMNS} FROM tool_calls WHERE session_id = ?1 ORDER BY id"
+            ))?;
             let rows = stmt.query_map([session], entry_from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })

@@ -118,7 +118,10 @@ fn describe_open_error(err: &rusqlite::Error) -> String {
                 .into()
         }
         Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
-            format!("is locked by another process (waited {} s). Close the other Alisio and try again.", BUSY_TIMEOUT.as_secs())
+            format!(
+                "is locked by another process (waited {} s). Close the other Alisio and try again.",
+                BUSY_TIMEOUT.as_secs()
+            )
         }
         Some(ErrorCode::ReadOnly) | Some(ErrorCode::CannotOpen) | Some(ErrorCode::PermissionDenied) => {
             format!("cannot be written ({err}); check the file's permissions")

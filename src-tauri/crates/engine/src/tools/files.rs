@@ -57,10 +57,16 @@ pub fn edit_file(path: &Path, shown: &str, old: &str, new: &str) -> ToolOutput {
     match text.matches(old).count() {
         0 => ToolOutput::error(format!("`old` text was not found in {shown}; read the file and copy it exactly")),
         1 => match std::fs::write(path, text.replacen(old, new, 1)) {
-            Ok(()) => ToolOutput::ok(format!("edited {shown}: replaced {} chars with {}", old.chars().count(), new.chars().count())),
+            Ok(()) => ToolOutput::ok(format!(
+                "edited {shown}: replaced {} chars with {}",
+                old.chars().count(),
+                new.chars().count()
+            )),
             Err(err) => ToolOutput::error(format!("cannot write {shown}: {err}")),
         },
-        n => ToolOutput::error(format!("`old` text occurs {n} times in {shown}; include more surrounding text so it is unique")),
+        n => ToolOutput::error(format!(
+            "`old` text occurs {n} times in {shown}; include more surrounding text so it is unique"
+        )),
     }
 }
 
@@ -73,7 +79,11 @@ pub fn list_dir(path: &Path, shown: &str) -> ToolOutput {
         .filter_map(|entry| entry.ok())
         .map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) { format!("{name}/") } else { name }
+            if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                format!("{name}/")
+            } else {
+                name
+            }
         })
         .collect();
     names.sort();

@@ -170,7 +170,9 @@ impl ToolEnv {
         let setting = if key == "permissions.shell" { self.permissions.shell } else { self.permissions.write };
         match setting {
             Permission::Allow => Ok(()),
-            Permission::Deny => Err(ToolOutput::error(format!("permission denied: {key} is \"deny\", so `{}` may not run", call.name))),
+            Permission::Deny => {
+                Err(ToolOutput::error(format!("permission denied: {key} is \"deny\", so `{}` may not run", call.name)))
+            }
             Permission::Ask => {
                 if self.approver.approve(call, key).await {
                     Ok(())
@@ -228,7 +230,13 @@ impl ToolEnv {
             }
             "shell" => {
                 let args: ShellArgs = parse(call)?;
-                shell::run_shell(&self.workspace, &args.command, args.timeout_ms.unwrap_or(shell::DEFAULT_TIMEOUT_MS), cancel).await
+                shell::run_shell(
+                    &self.workspace,
+                    &args.command,
+                    args.timeout_ms.unwrap_or(shell::DEFAULT_TIMEOUT_MS),
+                    cancel,
+                )
+                .await
             }
             other => ToolOutput::error(format!(
                 "unknown tool `{other}`; available: read_file, write_file, edit_file, list_dir, grep, shell"
@@ -239,9 +247,7 @@ impl ToolEnv {
 }
 
 async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|err| ToolOutput::error(format!("the tool crashed: {err}")))
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|err| ToolOutput::error(format!("the tool crashed: {err}")))
 }
 
 /// Canonicalizes a workspace directory.

@@ -10,8 +10,7 @@ pub fn resolve_in_workspace(workspace: &Path, requested: &str) -> Result<PathBuf
         return Err("path contains a NUL byte".into());
     }
     let requested_path = Path::new(requested);
-    let mut current =
-        if requested_path.is_absolute() { PathBuf::from("/") } else { workspace.to_path_buf() };
+    let mut current = if requested_path.is_absolute() { PathBuf::from("/") } else { workspace.to_path_buf() };
     for component in requested_path.components() {
         match component {
             Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
@@ -21,8 +20,7 @@ pub fn resolve_in_workspace(workspace: &Path, requested: &str) -> Result<PathBuf
             Component::Normal(name) => {
                 let next = current.join(name);
                 current = match std::fs::symlink_metadata(&next) {
-                    Ok(_) => std::fs::canonicalize(&next)
-                        .map_err(|e| format!("cannot resolve {requested}: {e}"))?,
+                    Ok(_) => std::fs::canonicalize(&next).map_err(|e| format!("cannot resolve {requested}: {e}"))?,
                     Err(_) => next,
                 };
             }

@@ -1,0 +1,256 @@
+//! The headless commands. Each turns arguments into engine calls and prints events or documents:
+//! JSONL / one JSON document with `--json`, human text otherwise; errors on stderr with the exit
+//! codes of INTERFACES I3.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use alisio_engine::agent::{Engine, TurnRequest};
+use alisio_engine::config::{self, LoadedConfig};
+use alisio_engine::events::{Envelope, EventSink};
+use alisio_engine::home::{alisio_home, DB_FILE};
+use alisio_engine::store::Store;
+use alisio_engine::tools::FixedApprover;
+use alisio_engine::{view, Error, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use tokio_util::sync::CancellationToken;
+
+use crate::human;
+
+#[derive(Parser)]
+#[command(name = "alisio", version, about = "Run an LLM coding agent and see exactly what the model sees")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Args, Clone)]
+pub struct GlobalArgs {
+    /// Overlay this JSON file on $ALISIO_HOME/config.json
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Machine-readable output: JSONL events, or one JSON document
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Add a user turn (new session unless --session) and run the agent until it answers
+    Run {
+        /// Continue this session (id or unique prefix)
+        #[arg(long)]
+        session: Option<String>,
+        /// Approve every tool call that would ask (permissions "ask")
+        #[arg(long)]
+        yes: bool,
+        /// The prompt (several words are joined; "-" reads it from stdin)
+        #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
+        prompt: Vec<String>,
+    },
+    /// Ask the model server for its models and the context window it reports (a connection test)
+    Models,
+    /// List, show and recover sessions
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum SessionsCommand {
+    /// Sessions, newest first
+    List,
+    /// One session: every stored message, or exactly what the model gets next
+    Show {
+        session: String,
+        #[arg(long, value_enum, default_value_t = View::Stored)]
+        view: View,
+    },
+    /// Record uncertain tool results as "result unknown" (re-runs nothing)
+    Recover {
+        session: String,
+        /// Confirm that you inspected the effects of the uncertain calls
+        #[arg(long)]
+        acknowledge: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum View {
+    Stored,
+    Model,
+}
+
+struct Context {
+    loaded: LoadedConfig,
+    store: Arc<Store>,
+    json: bool,
+}
+
+impl Context {
+    fn open(global: &GlobalArgs) -> Result<Self> {
+        let home = alisio_home();
+        let loaded = config::load(&home, global.config.as_deref())?;
+        let store = Arc::new(Store::open(&home.join(DB_FILE))?);
+        Ok(Self { loaded, store, json: global.json })
+    }
+
+    fn engine(&self) -> Result<Engine> {
+        Engine::new(self.loaded.config.clone(), self.store.clone())
+    }
+}
+
+/// Runs a command and returns the process exit code.
+pub fn run(command: Command, global: GlobalArgs) -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("alisio: cannot start the async runtime: {err}");
+            return 1;
+        }
+    };
+    let result = runtime.block_on(async {
+        let context = Context::open(&global)?;
+        match command {
+            Command::Run { session, yes, prompt } => run_turn(&context, session, yes, prompt).await,
+            Command::Sessions { command } => sessions(&context, command).await,
+            Command::Models => models(&context).await,
+        }
+    });
+    match result {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("alisio: {err}");
+            err.exit_code()
+        }
+    }
+}
+
+fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out).map_err(|e| Error::io("cannot write to stdout", e))
+}
+
+/// Prints events as they happen: JSONL, or human text.
+struct PrintSink {
+    json: bool,
+}
+
+impl EventSink for PrintSink {
+    fn emit(&self, envelope: &Envelope) {
+        if self.json {
+            if envelope.event.is_transient() {
+                return;
+            }
+            if let Ok(line) = serde_json::to_string(envelope) {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+            }
+        } else {
+            human::print_event(envelope);
+        }
+    }
+}
+
+async fn run_turn(context: &Context, session: Option<String>, yes: bool, prompt: Vec<String>) -> Result<()> {
+    let mut prompt = prompt.join(" ");
+    if prompt == "-" {
+        prompt =
+            std::io::read_to_string(std::io::stdin()).map_err(|e| Error::io("cannot read the prompt from stdin", e))?;
+    }
+    if prompt.trim().is_empty() {
+        return Err(Error::Usage("the prompt is empty".into()));
+    }
+    let engine = context.engine()?;
+    let workspace = std::env::current_dir().map_err(|e| Error::io("cannot read the current directory", e))?;
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+    let request = TurnRequest { session, prompt, workspace, approver: Arc::new(FixedApprover(yes)) };
+    let sink = PrintSink { json: context.json };
+    engine.run_turn(request, &sink, &cancel).await?;
+    Ok(())
+}
+
+async fn models(context: &Context) -> Result<()> {
+    let engine = context.engine()?;
+    let models = engine.provider.list_models().await?;
+    let configured = context.loaded.config.provider.context_window;
+    let reported = engine.provider.fetch_context_window().await?;
+    let document = serde_json::json!({
+        "baseUrl": context.loaded.config.provider.base_url,
+        "model": context.loaded.config.provider.model,
+        "configuredContextWindow": configured,
+        "reportedContextWindow": reported,
+        "models": models,
+    });
+    if context.json {
+        print_json(&document)
+    } else {
+        human::print_models(&document);
+        Ok(())
+    }
+}
+
+async fn sessions(context: &Context, command: SessionsCommand) -> Result<()> {
+    match command {
+        SessionsCommand::List => {
+            let sessions = context.store.list_sessions()?;
+            if context.json {
+                print_json(&sessions)
+            } else {
+                human::print_sessions(&sessions);
+                Ok(())
+            }
+        }
+        SessionsCommand::Show { session, view: View::Stored } => {
+            let document = view::stored_view(&context.store, &session)?;
+            if context.json {
+                print_json(&document)
+            } else {
+                human::print_stored(&document);
+                Ok(())
+            }
+        }
+        SessionsCommand::Show { session, view: View::Model } => {
+            let engine = context.engine()?;
+            let model_view = view::model_view(&context.store, &engine.provider, &context.loaded.config, &session)?;
+            if context.json {
+                print_json(&model_view)
+            } else {
+                human::print_model_view(&model_view);
+                Ok(())
+            }
+        }
+        SessionsCommand::Recover { session, acknowledge } => {
+            let engine = context.engine()?;
+            let record = context.store.resolve_session(&session)?;
+            if !acknowledge {
+                let pending = context.store.unresolved_tool_calls(&record.id)?;
+                let listing: Vec<String> =
+                    pending.iter().map(|e| format!("  {} {} {}", e.name, e.call_id, e.arguments)).collect();
+                return Err(Error::Usage(format!(
+                    "recovery records each uncertain tool result as \"result unknown\"; inspect the effects of these calls, then rerun with --acknowledge:\n{}",
+                    if listing.is_empty() { "  (none)".to_string() } else { listing.join("\n") }
+                )));
+            }
+            let report = engine.recover(&record.id)?;
+            if context.json {
+                print_json(&report)
+            } else {
+                human::print_recover(&report);
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Human-readable output of the CLI (the `--json` forms are the stable ones).
+
+use std::io::Write;
+
+use alisio_engine::agent::RecoverReport;
+use alisio_engine::events::{Envelope, Event};
+use alisio_engine::store::SessionSummary;
+use alisio_engine::view::ModelView;
+use serde_json::Value;
+
+pub fn print_event(envelope: &Envelope) {
+    let mut out = std::io::stdout().lock();
+    match &envelope.event {
+        Event::Session { id } => {
+            let _ = writeln!(out, "session {id}");
+        }
+        Event::TextDelta { text } => {
+            let _ = write!(out, "{text}");
+        }
+        Event::TurnCompleted { .. } => {
+            let _ = writeln!(out);
+        }
+        Event::ToolStarted { call_id, name } => eprintln!("\n[tool {name} ({call_id}) started]"),
+        Event::ToolFinished { call_id, name, ok } => {
+            eprintln!("[tool {name} ({call_id}) {}]", if *ok { "finished" } else { "failed" })
+        }
+        Event::CompactionStarted { reason, .. } => eprintln!("[compacting ({reason:?})…]"),
+        Event::CompactionCompleted { before, after, partial, .. } => eprintln!(
+            "[compacted: {} → {} chars{}]",
+            before.chars,
+            after.chars,
+            if *partial { ", partial checkpoint: consider raising compaction.maxOutputTokens" } else { "" }
+        ),
+        Event::CompactionSkipped { reason } => eprintln!("[compaction skipped: {reason}]"),
+        Event::CompactionFailed { error } => eprintln!("[compaction failed: {error}]"),
+        Event::ContextReduced { messages } => eprintln!("[{messages} kept message(s) cut to fit the context budget]"),
+        Event::PluginHookFailed { plugin, hook, error } => eprintln!("[plugin {plugin} {hook} failed: {error}]"),
+        Event::ModelCall { .. } | Event::Error { .. } => {}
+    }
+    let _ = out.flush();
+}
+
+pub fn print_sessions(sessions: &[SessionSummary]) {
+    if sessions.is_empty() {
+        println!("no sessions yet — start one with `alisio run \"…\"`");
+        return;
+    }
+    println!("{:<36}  {:>5}  {:>9}  {:<24}  title", "id", "live", "compacted", "last activity");
+    for s in sessions {
+        let badge = if s.uncertain_tool_calls > 0 { "  [uncertain tool results]" } else { "" };
+        println!(
+            "{:<36}  {:>5}  {:>9}  {:<24}  {}{badge}",
+            s.id, s.live_messages, s.compacted_messages, s.last_activity, s.title
+        );
+    }
+}
+
+fn excerpt(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().take(max).collect();
+    if text.chars().count() > max {
+        out.push_str(&format!(" … ({} chars)", text.chars().count()));
+    }
+    out
+}
+
+pub fn print_stored(doc: &Value) {
+    let session = &doc["session"];
+    println!("session {}  {}", session["id"].as_str().unwrap_or(""), session["title"].as_str().unwrap_or(""));
+    println!("workspace {}", session["workspace"].as_str().unwrap_or(""));
+    for m in doc["messages"].as_array().into_iter().flatten() {
+        let mut flags = Vec::new();
+        for flag in ["compacted", "summary", "truncated", "uncertain"] {
+            if m[flag].as_bool() == Some(true) {
+                flags.push(flag);
+            }
+        }
+        let flags = if flags.is_empty() { String::new() } else { format!(" [{}]", flags.join(", ")) };
+        let role = m["role"].as_str().unwrap_or("?");
+        let id = m["toolCallId"].as_str().map(|id| format!(" ({id})")).unwrap_or_default();
+        println!("\n#{} {role}{id}{flags}", m["seq"]);
+        let content = m["content"].as_str().unwrap_or("");
+        if !content.is_empty() {
+            println!("{}", excerpt(content, 2000));
+        }
+        for call in m["toolCalls"].as_array().into_iter().flatten() {
+            println!(
+                "→ {} ({}) {}",
+                call["name"].as_str().unwrap_or(""),
+                call["id"].as_str().unwrap_or(""),
+                excerpt(call["arguments"].as_str().unwrap_or(""), 500)
+            );
+        }
+    }
+}
+
+pub fn print_model_view(view: &ModelView) {
+    println!(
+        "next request to {} ({:?}): {} messages, {} chars + {} chars of tool catalog ≈ {} tokens",
+        view.model,
+        view.api,
+        view.messages.len(),
+        view.chars,
+        view.tool_catalog_chars,
+        view.estimated_tokens
+    );
+    for message in &view.messages {
+        println!("\n{}", excerpt(&message.to_string(), 2000));
+    }
+}
+
+pub fn print_recover(report: &RecoverReport) {
+    if report.acknowledged.is_empty() && report.not_run.is_empty() {
+        println!("session {}: nothing to recover", report.session);
+        return;
+    }
+    for entry in &report.acknowledged {
+        println!("recorded \"result unknown\" for {} ({}) {}", entry.name, entry.call_id, entry.arguments);
+    }
+    for entry in &report.not_run {
+        println!("recorded \"not run\" for {} ({}) — it never started", entry.name, entry.call_id);
+    }
+    println!("session {} can continue: `alisio run --session {} …`", report.session, report.session);
+}
+
+pub fn print_models(doc: &Value) {
+    println!("server {} answered /models", doc["baseUrl"].as_str().unwrap_or(""));
+    let ids: Vec<&str> =
+        doc["models"]["data"].as_array().into_iter().flatten().filter_map(|m| m["id"].as_str()).collect();
+    println!("models: {}", if ids.is_empty() { "(none listed)".to_string() } else { ids.join(", ") });
+    let window = |v: &Value| v.as_u64().map(|n| format!("{n} tokens")).unwrap_or_else(|| "unknown".into());
+    println!(
+        "context window of {}: reported {}, configured {}",
+        doc["model"].as_str().unwrap_or(""),
+        window(&doc["reportedContextWindow"]),
+        window(&doc["configuredContextWindow"])
+    );
+}

@@ -1,0 +1,300 @@
+//! A scripted OpenAI-compatible model server on 127.0.0.1: each POST takes the next scripted reply
+//! and renders it in the wire shape the request asked for (Chat or Responses, streamed or whole).
+//! Every request is recorded so tests can assert on the exact bodies the model received.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    pub text: String,
+    pub tool_calls: Vec<(String, String, String)>,
+    pub finish: Option<String>,
+    /// (prompt, completion, cached)
+    pub usage: Option<(u64, u64, u64)>,
+    /// Responses API only: opaque items emitted before the message (e.g. encrypted reasoning).
+    pub opaque_items: Vec<Value>,
+}
+
+impl Answer {
+    pub fn text(text: &str) -> Self {
+        Self { text: text.into(), usage: Some((100, 10, 0)), ..Default::default() }
+    }
+
+    pub fn calls(calls: &[(&str, &str, Value)]) -> Self {
+        Self {
+            tool_calls: calls
+                .iter()
+                .map(|(id, name, args)| (id.to_string(), name.to_string(), args.to_string()))
+                .collect(),
+            usage: Some((100, 10, 0)),
+            ..Default::default()
+        }
+    }
+
+    fn finish_reason(&self) -> String {
+        self.finish
+            .clone()
+            .unwrap_or_else(|| if self.tool_calls.is_empty() { "stop".into() } else { "tool_calls".into() })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Reply {
+    Answer(Answer),
+    /// An HTTP error status with a body.
+    Status(u16, String),
+    /// A 200 whose body is this raw text (e.g. malformed JSON).
+    Raw(String),
+    /// Never answers.
+    Hang,
+    /// Starts streaming the answer, then closes the connection before it is complete.
+    CutStream(Answer),
+}
+
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    pub headers: HashMap<String, String>,
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct State {
+    script: VecDeque<Reply>,
+    received: Vec<Received>,
+    models: Option<Value>,
+}
+
+#[derive(Clone)]
+pub struct ScriptedServer {
+    pub base_url: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl ScriptedServer {
+    pub async fn start(script: Vec<Reply>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(Mutex::new(State { script: script.into(), ..Default::default() }));
+        let shared = state.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((socket, _)) = listener.accept().await else { break };
+                let state = shared.clone();
+                tokio::spawn(async move {
+                    let _ = serve(socket, state).await;
+                });
+            }
+        });
+        Self { base_url: format!("http://{addr}/v1"), state }
+    }
+
+    pub fn set_models(&self, models: Value) {
+        self.state.lock().unwrap().models = Some(models);
+    }
+
+    /// Every POST body received, in order.
+    pub fn bodies(&self) -> Vec<Value> {
+        self.received().into_iter().filter(|r| r.method == "POST").map(|r| r.body).collect()
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.state.lock().unwrap().received.clone()
+    }
+}
+
+async fn read_request(socket: &mut TcpStream) -> Option<Received> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let header_end = loop {
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(pos) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break pos + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..header_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split_whitespace();
+    let method = first.next()?.to_string();
+    let path = first.next()?.to_string();
+    let headers: HashMap<String, String> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers.get("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+    while buf.len() < header_end + length {
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = serde_json::from_slice(&buf[header_end..header_end + length]).unwrap_or(Value::Null);
+    Some(Received { method, path, headers, body })
+}
+
+async fn write_head(socket: &mut TcpStream, status: u16, content_type: &str) -> std::io::Result<()> {
+    let head = format!("HTTP/1.1 {status} Scripted\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n");
+    socket.write_all(head.as_bytes()).await
+}
+
+async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result<()> {
+    let Some(request) = read_request(&mut socket).await else { return Ok(()) };
+    let (reply, models) = {
+        let mut state = state.lock().unwrap();
+        state.received.push(request.clone());
+        if request.method == "GET" {
+            (None, Some(state.models.clone()))
+        } else {
+            (state.script.pop_front(), None)
+        }
+    };
+    if let Some(models) = models {
+        match models {
+            Some(models) if request.path.ends_with("/models") => {
+                write_head(&mut socket, 200, "application/json").await?;
+                socket.write_all(models.to_string().as_bytes()).await?;
+            }
+            _ => {
+                write_head(&mut socket, 404, "text/plain").await?;
+                socket.write_all(b"not found").await?;
+            }
+        }
+        return socket.shutdown().await;
+    }
+    let responses = request.path.ends_with("/responses");
+    let stream = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    match reply {
+        None => {
+            write_head(&mut socket, 500, "text/plain").await?;
+            socket.write_all(b"the scripted server has no reply left").await?;
+        }
+        Some(Reply::Status(code, body)) => {
+            write_head(&mut socket, code, "application/json").await?;
+            socket.write_all(body.as_bytes()).await?;
+        }
+        Some(Reply::Raw(body)) => {
+            write_head(&mut socket, 200, if stream { "text/event-stream" } else { "application/json" }).await?;
+            socket.write_all(body.as_bytes()).await?;
+        }
+        Some(Reply::Hang) => tokio::time::sleep(Duration::from_secs(60)).await,
+        Some(Reply::Answer(answer)) => {
+            if stream {
+                write_head(&mut socket, 200, "text/event-stream").await?;
+                let events = if responses { responses_events(&answer) } else { chat_chunks(&answer) };
+                for event in events {
+                    socket.write_all(format!("data: {event}\n\n").as_bytes()).await?;
+                    socket.flush().await?;
+                }
+                if !responses {
+                    socket.write_all(b"data: [DONE]\n\n").await?;
+                }
+            } else {
+                write_head(&mut socket, 200, "application/json").await?;
+                let body = if responses { response_object(&answer) } else { chat_completion(&answer) };
+                socket.write_all(body.to_string().as_bytes()).await?;
+            }
+        }
+        Some(Reply::CutStream(answer)) => {
+            write_head(&mut socket, 200, "text/event-stream").await?;
+            let events = if responses { responses_events(&answer) } else { chat_chunks(&answer) };
+            // Only the first chunks: no finish reason, no completion event.
+            for event in events.iter().take(2) {
+                socket.write_all(format!("data: {event}\n\n").as_bytes()).await?;
+            }
+        }
+    }
+    socket.flush().await?;
+    socket.shutdown().await
+}
+
+fn split_in_two(s: &str) -> (String, String) {
+    let mid = s.chars().count() / 2;
+    (s.chars().take(mid).collect(), s.chars().skip(mid).collect())
+}
+
+fn usage_json(answer: &Answer) -> Value {
+    let (prompt, completion, cached) = answer.usage.unwrap_or((0, 0, 0));
+    json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+           "prompt_tokens_details": {"cached_tokens": cached}})
+}
+
+/// Chat chunks: text in two pieces; each tool call's header, then its arguments in two pieces.
+pub fn chat_chunks(answer: &Answer) -> Vec<Value> {
+    let chunk = |delta: Value, finish: Value| json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    let mut out = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    if !answer.text.is_empty() {
+        let (a, b) = split_in_two(&answer.text);
+        out.push(chunk(json!({"content": a}), Value::Null));
+        out.push(chunk(json!({"content": b}), Value::Null));
+    }
+    for (index, (id, name, args)) in answer.tool_calls.iter().enumerate() {
+        out.push(chunk(json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}), Value::Null));
+        let (a, b) = split_in_two(args);
+        out.push(chunk(json!({"tool_calls": [{"index": index, "function": {"arguments": a}}]}), Value::Null));
+        out.push(chunk(json!({"tool_calls": [{"index": index, "function": {"arguments": b}}]}), Value::Null));
+    }
+    out.push(chunk(json!({}), json!(answer.finish_reason())));
+    if answer.usage.is_some() {
+        out.push(
+            json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], "usage": usage_json(answer)}),
+        );
+    }
+    out
+}
+
+pub fn chat_completion(answer: &Answer) -> Value {
+    let calls: Vec<Value> = answer
+        .tool_calls
+        .iter()
+        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+        .collect();
+    let mut message =
+        json!({"role": "assistant", "content": if answer.text.is_empty() { Value::Null } else { json!(answer.text) }});
+    if !calls.is_empty() {
+        message["tool_calls"] = json!(calls);
+    }
+    json!({"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": answer.finish_reason()}], "usage": usage_json(answer)})
+}
+
+pub fn response_object(answer: &Answer) -> Value {
+    let mut output: Vec<Value> = answer.opaque_items.clone();
+    if !answer.text.is_empty() {
+        output.push(json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": answer.text, "annotations": []}]}));
+    }
+    for (id, name, args) in &answer.tool_calls {
+        output.push(json!({"type": "function_call", "id": format!("fc_{id}"), "call_id": id, "name": name, "arguments": args, "status": "completed"}));
+    }
+    let (prompt, completion, cached) = answer.usage.unwrap_or((0, 0, 0));
+    let incomplete = answer.finish.as_deref() == Some("length");
+    json!({
+        "id": "resp_1", "object": "response",
+        "status": if incomplete { "incomplete" } else { "completed" },
+        "incomplete_details": if incomplete { json!({"reason": "max_output_tokens"}) } else { Value::Null },
+        "output": output,
+        "usage": {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion, "input_tokens_details": {"cached_tokens": cached}},
+    })
+}
+
+pub fn responses_events(answer: &Answer) -> Vec<Value> {
+    let mut out =
+        vec![json!({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress", "output": []}})];
+    if !answer.text.is_empty() {
+        let (a, b) = split_in_two(&answer.text);
+        out.push(json!({"type": "response.output_text.delta", "delta": a}));
+        out.push(json!({"type": "response.output_text.delta", "delta": b}));
+    }
+    out.push(json!({"type": "response.completed", "response": response_object(answer)}));
+    out
+}
