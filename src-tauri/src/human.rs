@@ -104,7 +104,7 @@ pub fn print_model_view(view: &ModelView) {
         view.estimated_tokens
     );
     for message in &view.messages {
-        println!("\n{}", excerpt(&message.to_string(), 2000));
+        println!("\n{}", excerpt(&serde_json::to_string(message).unwrap_or_default(), 2000));
     }
 }
 

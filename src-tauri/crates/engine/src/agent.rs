@@ -14,7 +14,7 @@ use crate::events::{now_rfc3339, Envelope, Event, EventSink};
 use crate::provider::{Completion, Provider, RequestOptions};
 use crate::store::journal::{self, Finish, JournalEntry, JournalState};
 use crate::store::sessions::append_message;
-use crate::store::{seq_ranges, ModelCallStart, ModelCallUpdate, Session, Store};
+use crate::store::{ModelCallStart, ModelCallUpdate, Session, Store};
 use crate::tools::{Approver, ToolEnv, ToolOutput};
 use crate::transcript::{estimate_tokens, NewMessage, ToolCall};
 use crate::view::{system_prompt, PreparedRequest};
@@ -157,8 +157,7 @@ impl Engine {
         let live = self.store.live_messages(&session.id)?;
         let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
         let options = RequestOptions { max_tokens: self.config.limits.max_output_tokens, tool_choice_none: false };
-        let body = self.provider.build_body(prepared.wire.clone(), &prepared.tools, options);
-        let ranges = seq_ranges(prepared.live.iter().map(|m| m.seq));
+        let body = self.provider.build_body(&prepared.wire, &prepared.tools, options);
         let params = serde_json::json!({"maxTokens": options.max_tokens, "stream": self.provider.config().stream});
         let started_at = now_rfc3339();
         let call_id = self.store.insert_model_call(&ModelCallStart {
@@ -170,7 +169,7 @@ impl Engine {
             },
             model: &self.provider.config().model,
             system_prompt: &prepared.system,
-            message_ranges: &ranges,
+            message_ranges: &prepared.ranges,
             params: &params,
             tool_catalog_chars: prepared.tool_catalog_chars,
             request_chars: prepared.request_chars(),

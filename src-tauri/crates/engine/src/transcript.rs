@@ -60,15 +60,11 @@ pub struct Message {
     pub truncated: bool,
     pub uncertain: bool,
     pub created_at: String,
+    /// Characters this message contributes to a request (stored, so budgets never re-count).
+    pub chars: u64,
 }
 
-impl Message {
-    /// Characters this message contributes to a request: its text plus its tool calls.
-    pub fn chars(&self) -> u64 {
-        message_chars(&self.content, &self.tool_calls)
-    }
-}
-
+/// Characters a message contributes to a request: its text plus its tool calls.
 pub fn message_chars(content: &str, tool_calls: &[ToolCall]) -> u64 {
     let calls: usize =
         tool_calls.iter().map(|c| c.id.chars().count() + c.name.chars().count() + c.arguments.chars().count()).sum();

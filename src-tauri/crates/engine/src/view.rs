@@ -6,8 +6,9 @@ use serde_json::{json, Value};
 
 use crate::config::{Api, Config};
 use crate::error::Result;
+use crate::provider::wire::WireItem;
 use crate::provider::Provider;
-use crate::store::{JournalState, Store};
+use crate::store::{seq_ranges, JournalState, Store};
 use crate::tools;
 use crate::transcript::{estimate_tokens, Message};
 
@@ -28,8 +29,9 @@ pub fn system_prompt(config: &Config, workspace: &str) -> String {
 /// A request about to be sent, with its size measures.
 pub struct PreparedRequest {
     pub system: String,
-    pub live: Vec<Message>,
-    pub wire: Vec<Value>,
+    /// The stored records that form the request, as `[from, to]` seq ranges.
+    pub ranges: Vec<[i64; 2]>,
+    pub wire: Vec<WireItem>,
     pub tools: Value,
     /// Instructions + transcript characters (the reducible part).
     pub chars: u64,
@@ -40,9 +42,10 @@ impl PreparedRequest {
     pub fn build(provider: &Provider, system: String, live: Vec<Message>) -> Self {
         let tools = tools::catalog_json(provider.config().api, &tools::catalog());
         let tool_catalog_chars = tools.to_string().chars().count() as u64;
-        let chars = system.chars().count() as u64 + live.iter().map(Message::chars).sum::<u64>();
-        let wire = provider.wire_messages(&system, &live);
-        Self { system, live, wire, tools, chars, tool_catalog_chars }
+        let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
+        let ranges = seq_ranges(live.iter().map(|m| m.seq));
+        let wire = provider.wire_messages(&system, live);
+        Self { system, ranges, wire, tools, chars, tool_catalog_chars }
     }
 
     /// Full-request size: instructions, transcript and tool catalog.
@@ -57,7 +60,7 @@ pub struct ModelView {
     pub session: String,
     pub api: Api,
     pub model: String,
-    pub messages: Vec<Value>,
+    pub messages: Vec<WireItem>,
     pub tool_catalog_chars: u64,
     pub chars: u64,
     pub estimated_tokens: u64,

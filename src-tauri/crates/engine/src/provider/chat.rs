@@ -1,35 +1,38 @@
 //! Chat Completions wire format: request messages, streamed and whole answers.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::wire::{ChatCall, ChatFunction, WireItem};
 use super::{Completion, Usage};
 use crate::transcript::{Message, Role, ToolCall};
 
 /// The `messages` array for a system prompt and transcript.
-pub fn wire_messages(system: &str, messages: &[Message]) -> Vec<Value> {
+pub fn wire_messages(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     let mut out = Vec::with_capacity(messages.len() + 1);
-    out.push(json!({"role": "system", "content": system}));
-    for message in messages {
-        out.push(wire_message(message));
-    }
+    out.push(WireItem::Text { role: "system", content: system.to_string() });
+    out.extend(messages.into_iter().map(wire_message));
     out
 }
 
-fn wire_message(message: &Message) -> Value {
+fn wire_message(message: Message) -> WireItem {
     match message.role {
-        Role::Assistant if !message.tool_calls.is_empty() => {
-            let calls: Vec<Value> = message
+        Role::Assistant if !message.tool_calls.is_empty() => WireItem::ChatCalls {
+            role: "assistant",
+            content: if message.content.is_empty() { None } else { Some(message.content) },
+            tool_calls: message
                 .tool_calls
-                .iter()
-                .map(
-                    |c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}),
-                )
-                .collect();
-            let content = if message.content.is_empty() { Value::Null } else { Value::String(message.content.clone()) };
-            json!({"role": "assistant", "content": content, "tool_calls": calls})
+                .into_iter()
+                .map(|c| ChatCall {
+                    id: c.id,
+                    kind: "function",
+                    function: ChatFunction { name: c.name, arguments: c.arguments },
+                })
+                .collect(),
+        },
+        Role::Tool => {
+            WireItem::ChatToolResult { role: "tool", tool_call_id: message.tool_call_id, content: message.content }
         }
-        Role::Tool => json!({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}),
-        role => json!({"role": role.as_str(), "content": message.content}),
+        role => WireItem::Text { role: role.as_str(), content: message.content },
     }
 }
 

@@ -6,6 +6,7 @@ mod chat;
 mod responses;
 mod sse;
 mod window;
+pub mod wire;
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::transcript::{Message, ToolCall};
 
 pub use window::parse_context_window;
+use wire::WireItem;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Usage {
@@ -104,7 +106,7 @@ impl Provider {
     }
 
     /// The conversation part of a request: chat `messages` or Responses `input`.
-    pub fn wire_messages(&self, system: &str, messages: &[Message]) -> Vec<Value> {
+    pub fn wire_messages(&self, system: &str, messages: Vec<Message>) -> Vec<WireItem> {
         match self.config.api {
             Api::Chat => chat::wire_messages(system, messages),
             Api::Responses => responses::wire_input(system, messages),
@@ -112,7 +114,7 @@ impl Provider {
     }
 
     /// The full request body.
-    pub fn build_body(&self, wire: Vec<Value>, tools: &Value, options: RequestOptions) -> Value {
+    pub fn build_body(&self, wire: &[WireItem], tools: &Value, options: RequestOptions) -> Value {
         let stream = self.config.stream;
         let mut body = match self.config.api {
             Api::Chat => {

@@ -1,34 +1,38 @@
 //! Responses API wire format. Output items (including opaque ones such as encrypted reasoning) are
 //! stored with the assistant message and sent back unchanged.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::wire::WireItem;
 use super::{Completion, Usage};
 use crate::transcript::{Message, Role, ToolCall};
 
 /// The `input` array for a system prompt and transcript.
-pub fn wire_input(system: &str, messages: &[Message]) -> Vec<Value> {
+pub fn wire_input(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     let mut out = Vec::with_capacity(messages.len() + 1);
-    out.push(json!({"role": "system", "content": system}));
+    out.push(WireItem::Text { role: "system", content: system.to_string() });
     for message in messages {
         match message.role {
-            Role::Assistant => match message.provider_items.as_ref().and_then(Value::as_array) {
-                Some(items) => out.extend(items.iter().cloned()),
-                None => {
+            Role::Assistant => match message.provider_items {
+                Some(Value::Array(items)) => out.extend(items.into_iter().map(WireItem::Opaque)),
+                _ => {
                     if !message.content.is_empty() {
-                        out.push(json!({"role": "assistant", "content": message.content}));
+                        out.push(WireItem::Text { role: "assistant", content: message.content });
                     }
-                    for call in &message.tool_calls {
-                        out.push(json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments}));
-                    }
+                    out.extend(message.tool_calls.into_iter().map(|call| WireItem::FunctionCall {
+                        kind: "function_call",
+                        call_id: call.id,
+                        name: call.name,
+                        arguments: call.arguments,
+                    }));
                 }
             },
-            Role::Tool => out.push(json!({
-                "type": "function_call_output",
-                "call_id": message.tool_call_id,
-                "output": message.content,
-            })),
-            role => out.push(json!({"role": role.as_str(), "content": message.content})),
+            Role::Tool => out.push(WireItem::FunctionCallOutput {
+                kind: "function_call_output",
+                call_id: message.tool_call_id,
+                output: message.content,
+            }),
+            role => out.push(WireItem::Text { role: role.as_str(), content: message.content }),
         }
     }
     out

@@ -32,7 +32,7 @@ pub struct SessionSummary {
 }
 
 const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
-                               compacted, summary, truncated, uncertain, created_at";
+                               compacted, summary, truncated, uncertain, created_at, chars";
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -74,6 +74,7 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         truncated: row.get(9)?,
         uncertain: row.get(10)?,
         created_at: row.get(11)?,
+        chars: row.get(12)?,
     })
 }
 

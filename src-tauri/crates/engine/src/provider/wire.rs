@@ -1,0 +1,48 @@
+//! Typed request items. The conversation part of a request (chat `messages`, Responses `input`) is
+//! built as these and serialized straight to JSON, so building a view of a long session allocates
+//! no intermediate JSON trees.
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum WireItem {
+    /// `{"role", "content"}`: system, user or plain assistant text (both APIs).
+    Text { role: &'static str, content: String },
+    /// A chat assistant message that calls tools.
+    ChatCalls { role: &'static str, content: Option<String>, tool_calls: Vec<ChatCall> },
+    /// A chat tool result.
+    ChatToolResult { role: &'static str, tool_call_id: Option<String>, content: String },
+    /// A Responses `function_call` item.
+    FunctionCall {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+    /// A Responses `function_call_output` item.
+    FunctionCallOutput {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        call_id: Option<String>,
+        output: String,
+    },
+    /// A provider item stored as received and sent back unchanged.
+    Opaque(Value),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatCall {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: ChatFunction,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatFunction {
+    pub name: String,
+    pub arguments: String,
+}
