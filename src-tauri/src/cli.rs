@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use alisio_engine::agent::{Engine, TurnRequest};
+use alisio_engine::compaction::CompactOutcome;
 use alisio_engine::config::{self, LoadedConfig};
 use alisio_engine::events::{Envelope, EventSink};
 use alisio_engine::home::{alisio_home, DB_FILE};
@@ -50,6 +51,28 @@ pub enum Command {
         /// The prompt (several words are joined; "-" reads it from stdin)
         #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
         prompt: Vec<String>,
+    },
+    /// Compact a session now (replace older history by a checkpoint), or preview, apply, discard or undo
+    Compact {
+        session: String,
+        /// Focus instructions for the summarizer
+        #[arg(long)]
+        focus: Option<String>,
+        /// Store a proposed checkpoint without applying it
+        #[arg(long, conflicts_with_all = ["apply", "undo", "discard"])]
+        preview: bool,
+        /// Apply a stored proposal
+        #[arg(long, value_name = "PROPOSAL", conflicts_with_all = ["undo", "discard", "focus"])]
+        apply: Option<i64>,
+        /// With --apply: use this edited checkpoint (JSON with the seven sections, or plain text)
+        #[arg(long, value_name = "FILE", requires = "apply")]
+        checkpoint: Option<PathBuf>,
+        /// Discard a stored proposal
+        #[arg(long, value_name = "PROPOSAL", conflicts_with_all = ["undo", "focus"])]
+        discard: Option<i64>,
+        /// Revert the newest compaction exactly (nothing is deleted)
+        #[arg(long, conflicts_with = "focus")]
+        undo: bool,
     },
     /// Ask the model server for its models and the context window it reports (a connection test)
     Models,
@@ -119,6 +142,9 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
             Command::Run { session, yes, prompt } => run_turn(&context, session, yes, prompt).await,
             Command::Sessions { command } => sessions(&context, command).await,
             Command::Models => models(&context).await,
+            Command::Compact { session, focus, preview, apply, checkpoint, discard, undo } => {
+                compact(&context, CompactArgs { session, focus, preview, apply, checkpoint, discard, undo }).await
+            }
         }
     });
     match result {
@@ -180,6 +206,60 @@ async fn run_turn(context: &Context, session: Option<String>, yes: bool, prompt:
     let sink = PrintSink { json: context.json };
     engine.run_turn(request, &sink, &cancel).await?;
     Ok(())
+}
+
+struct CompactArgs {
+    session: String,
+    focus: Option<String>,
+    preview: bool,
+    apply: Option<i64>,
+    checkpoint: Option<PathBuf>,
+    discard: Option<i64>,
+    undo: bool,
+}
+
+async fn compact(context: &Context, args: CompactArgs) -> Result<()> {
+    let engine = context.engine()?;
+    let session = context.store.resolve_session(&args.session)?;
+    let sink = PrintSink { json: context.json };
+    if args.undo {
+        let reverted = engine.undo_compaction(&session, &sink)?;
+        if !context.json {
+            println!("reverted {} record(s): {reverted:?}", reverted.len());
+        }
+        return Ok(());
+    }
+    if let Some(proposal) = args.discard {
+        context.store.discard_proposal(&session.id, proposal)?;
+        if !context.json {
+            println!("proposal {proposal} discarded");
+        }
+        return Ok(());
+    }
+    let outcome = match args.apply {
+        Some(proposal) => {
+            let edited = match &args.checkpoint {
+                Some(path) => Some(
+                    std::fs::read_to_string(path)
+                        .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?,
+                ),
+                None => None,
+            };
+            engine.apply_proposal(&session, proposal, edited.as_deref(), &sink)?
+        }
+        None => {
+            let cancel = CancellationToken::new();
+            let reason = alisio_engine::events::CompactionReason::Manual;
+            engine.compact(&session, reason, args.focus.as_deref(), args.preview, &sink, &cancel).await?
+        }
+    };
+    if !context.json {
+        human::print_compact(&outcome);
+    }
+    match outcome {
+        CompactOutcome::Failed { error } => Err(Error::Provider(format!("compaction failed: {error}"))),
+        _ => Ok(()),
+    }
 }
 
 async fn models(context: &Context) -> Result<()> {

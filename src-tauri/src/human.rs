@@ -34,6 +34,8 @@ pub fn print_event(envelope: &Envelope) {
         Event::CompactionSkipped { reason } => eprintln!("[compaction skipped: {reason}]"),
         Event::CompactionFailed { error } => eprintln!("[compaction failed: {error}]"),
         Event::ContextReduced { messages } => eprintln!("[{messages} kept message(s) cut to fit the context budget]"),
+        Event::CompactionProposed { .. } => {}
+        Event::CompactionReverted { compactions } => eprintln!("[reverted compaction record(s) {compactions:?}]"),
         Event::PluginHookFailed { plugin, hook, error } => eprintln!("[plugin {plugin} {hook} failed: {error}]"),
         Event::ModelCall { .. } | Event::Error { .. } => {}
     }
@@ -134,4 +136,19 @@ pub fn print_models(doc: &Value) {
         window(&doc["reportedContextWindow"]),
         window(&doc["configuredContextWindow"])
     );
+}
+
+pub fn print_compact(outcome: &alisio_engine::compaction::CompactOutcome) {
+    use alisio_engine::compaction::CompactOutcome;
+    match outcome {
+        CompactOutcome::Completed { compaction, partial } => {
+            println!("compaction {compaction} applied{}", if *partial { " (partial checkpoint)" } else { "" })
+        }
+        CompactOutcome::Proposed { proposal, rendered, partial, .. } => {
+            println!("proposal {proposal}{}:\n\n{rendered}\n", if *partial { " (partial)" } else { "" });
+            println!("apply it with `alisio compact SESSION --apply {proposal} [--checkpoint FILE]`, or discard it with `--discard {proposal}`");
+        }
+        CompactOutcome::Skipped { reason } => println!("nothing compacted: {reason}"),
+        CompactOutcome::Failed { error } => println!("compaction failed: {error}"),
+    }
 }

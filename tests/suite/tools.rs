@@ -94,22 +94,32 @@ async fn non_utf8_and_huge_outputs_are_stored_marked_and_bounded() {
     ])
     .await;
     std::fs::write(h.ws().join("latin1.txt"), b"caf\xe9 ol\xe9\n").unwrap();
-    h.run(&[], "read").await.assert_ok();
+    let run = h.run(&[], "read").await;
+    run.assert_ok();
     let outputs = results(&h);
     assert!(outputs[0].starts_with("caf\u{fffd} ol\u{fffd}\n"), "{}", outputs[0]);
     assert!(outputs[0].contains("not valid UTF-8"));
+
+    // The full output is stored (capped at 10 MiB, saying how much was dropped)…
     let cap = 10 * 1024 * 1024;
-    assert!(outputs[1].len() < cap + 1024, "the stored copy is capped");
-    assert!(
-        outputs[1].contains(&format!("{} more bytes were dropped", 11534336 - cap)),
-        "{}",
-        &outputs[1][outputs[1].len() - 300..]
-    );
-    assert!(outputs[1].contains("[stderr]\ntail\n[exit code 0]"));
+    let stored = h.rows("SELECT content, compacted FROM messages WHERE tool_call_id = 'big' ORDER BY seq");
+    assert_eq!(stored.len(), 2, "the original and its reduced copy");
+    let original = stored[0][0].as_str().unwrap();
+    assert_eq!(stored[0][1], json!(1), "the original stays stored, marked compacted");
+    assert!(original.len() > cap && original.len() < cap + 1024, "the stored copy is capped");
+    assert!(original.contains(&format!("{} more bytes were dropped", 11534336 - cap)));
+    assert!(original.contains("[stderr]\ntail\n[exit code 0]"));
     assert_eq!(
         h.rows("SELECT call_id, lossy, dropped_bytes FROM tool_calls ORDER BY id"),
         vec![vec![json!("bin"), json!(1), json!(0)], vec![json!("big"), json!(0), json!(11534336 - cap)]]
     );
+    // …while the model got the kept tail reduced to fit limits.maxContextChars (SPEC S1.6).
+    assert_eq!(outputs[1].chars().count(), 8000);
+    assert!(outputs[1].ends_with("\n… [truncated by context budget]"));
+    assert_eq!(stored[1][0].as_str().unwrap(), outputs[1]);
+    let reduced: Vec<_> = run.events().into_iter().filter(|e| e["type"] == "context_reduced").collect();
+    assert_eq!(reduced.len(), 1);
+    assert_eq!(reduced[0]["messages"], 1);
 }
 
 fn process_alive(pid: i32) -> bool {

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::compaction::plugins::CompactionPlugin;
+use crate::compaction::TurnBudget;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::events::{now_rfc3339, Envelope, Event, EventSink};
@@ -32,6 +34,9 @@ pub struct Engine {
     pub config: Config,
     pub store: Arc<Store>,
     pub provider: Provider,
+    pub(crate) plugins: Vec<Box<dyn CompactionPlugin>>,
+    /// The window the server reported, asked at most once per engine.
+    pub(crate) reported_window: tokio::sync::OnceCell<Option<u64>>,
 }
 
 pub struct TurnRequest {
@@ -64,15 +69,13 @@ pub struct RecoverReport {
 impl Engine {
     pub fn new(config: Config, store: Arc<Store>) -> Result<Self> {
         let provider = Provider::new(&config.provider)?;
-        Ok(Self { config, store, provider })
+        let home = store.path().parent().map(Path::to_path_buf).unwrap_or_default();
+        let plugins = crate::compaction::plugins::from_config(&config.plugins, &home)?;
+        Ok(Self { config, store, provider, plugins, reported_window: tokio::sync::OnceCell::new() })
     }
 
     fn emit(&self, sink: &dyn EventSink, session: &str, event: Event) {
-        let envelope = Envelope::new(session, event);
-        if let Err(err) = self.store.record_event(&envelope) {
-            tracing::warn!("could not record an event: {err}");
-        }
-        sink.emit(&envelope);
+        self.emit_event(sink, session, event);
     }
 
     /// Runs one user turn to completion. The session event is emitted first; on failure an `error`
@@ -119,6 +122,7 @@ impl Engine {
 
         let limits = &self.config.limits;
         let mut tokens_used: u64 = 0;
+        let mut budget = TurnBudget::default();
         for step in 1..=limits.max_steps_per_turn {
             if let Some(max) = limits.max_tokens {
                 if tokens_used >= max {
@@ -129,6 +133,7 @@ impl Engine {
                     )));
                 }
             }
+            self.guard_native_budget(session, &mut budget, sink, cancel).await?;
             let completion = self.call_model(session, sink, cancel).await?;
             tokens_used +=
                 completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
@@ -163,10 +168,7 @@ impl Engine {
         let call_id = self.store.insert_model_call(&ModelCallStart {
             session: &session.id,
             purpose: "turn",
-            api: match self.provider.config().api {
-                crate::config::Api::Chat => "chat",
-                crate::config::Api::Responses => "responses",
-            },
+            api: self.api_name(),
             model: &self.provider.config().model,
             system_prompt: &prepared.system,
             message_ranges: &prepared.ranges,
@@ -201,21 +203,8 @@ impl Engine {
             journal::record_requested(tx, &session.id, seq, &completion.tool_calls)?;
             Ok(seq)
         })?;
+        self.store.finish_model_call(call_id, &self.ledger_update(&completion, Some(seq)))?;
         let usage = &completion.usage;
-        self.store.finish_model_call(
-            call_id,
-            &ModelCallUpdate {
-                prompt_tokens: usage.prompt_tokens,
-                cached_tokens: usage.cached_tokens,
-                completion_tokens: usage.completion_tokens,
-                prompt_ms: usage.prompt_ms,
-                ttft_ms: completion.ttft_ms,
-                duration_ms: completion.duration_ms,
-                finish_reason: completion.finish_reason.clone(),
-                error: None,
-                response_seq: Some(seq),
-            },
-        )?;
         self.emit(
             sink,
             &session.id,

@@ -50,6 +50,16 @@ pub enum Event {
     ContextReduced {
         messages: u64,
     },
+    /// `compact --preview`: a checkpoint was stored as a proposal; nothing was hidden yet.
+    CompactionProposed {
+        proposal: i64,
+        partial: bool,
+        checkpoint: serde_json::Value,
+    },
+    /// `compact --undo`: these compaction/reduction records were reverted.
+    CompactionReverted {
+        compactions: Vec<i64>,
+    },
     PluginHookFailed {
         plugin: String,
         hook: String,

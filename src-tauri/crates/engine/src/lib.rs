@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+pub mod compaction;
 pub mod config;
 pub mod error;
 pub mod events;

@@ -59,6 +59,10 @@ pub struct Message {
     pub summary: bool,
     pub truncated: bool,
     pub uncertain: bool,
+    pub reverted: bool,
+    /// The compaction or reduction that produced this message, and the one that hid it.
+    pub created_by: Option<i64>,
+    pub compacted_by: Option<i64>,
     pub created_at: String,
     /// Characters this message contributes to a request (stored, so budgets never re-count).
     pub chars: u64,
@@ -85,11 +89,52 @@ pub struct NewMessage {
     pub tool_call_id: Option<String>,
     pub provider_items: Option<serde_json::Value>,
     pub uncertain: bool,
+    pub summary: bool,
+    pub truncated: bool,
+    /// Transcript position when the message stands in for another (default: its own seq).
+    pub anchor: Option<i64>,
+    /// The compaction or reduction that produced it.
+    pub created_by: Option<i64>,
 }
 
 impl NewMessage {
     fn new(role: Role, content: String) -> Self {
-        Self { role, content, tool_calls: Vec::new(), tool_call_id: None, provider_items: None, uncertain: false }
+        Self {
+            role,
+            content,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            provider_items: None,
+            uncertain: false,
+            summary: false,
+            truncated: false,
+            anchor: None,
+            created_by: None,
+        }
+    }
+
+    /// A checkpoint or injected context, placed at `anchor`.
+    pub fn summary(content: impl Into<String>, anchor: i64, created_by: i64) -> Self {
+        Self {
+            summary: true,
+            anchor: Some(anchor),
+            created_by: Some(created_by),
+            ..Self::new(Role::User, content.into())
+        }
+    }
+
+    /// A reduced copy of `original` with new content, in the original's place.
+    pub fn reduced_copy(original: &Message, content: String, created_by: i64) -> Self {
+        Self {
+            tool_calls: original.tool_calls.clone(),
+            tool_call_id: original.tool_call_id.clone(),
+            provider_items: original.provider_items.clone(),
+            uncertain: original.uncertain,
+            truncated: true,
+            anchor: Some(original.anchor),
+            created_by: Some(created_by),
+            ..Self::new(original.role, content)
+        }
     }
 
     pub fn user(content: impl Into<String>) -> Self {

@@ -104,6 +104,10 @@ pub fn stored_view(store: &Store, session: &str) -> Result<Value> {
                 "summary": m.summary,
                 "truncated": m.truncated,
                 "uncertain": m.uncertain || pending.contains(&m.seq),
+                "reverted": m.reverted,
+                "anchor": m.anchor,
+                "createdBy": m.created_by,
+                "compactedBy": m.compacted_by,
                 "createdAt": m.created_at,
             })
         })
@@ -111,7 +115,20 @@ pub fn stored_view(store: &Store, session: &str) -> Result<Value> {
     Ok(json!({
         "session": record,
         "messages": messages,
-        "compactions": [],
+        "compactions": store
+            .compactions(&record.id)?
+            .into_iter()
+            .map(|c| {
+                let seqs: Vec<i64> = serde_json::from_value::<Vec<[i64; 2]>>(c.summarized_ranges.clone())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flat_map(|[from, to]| from..=to)
+                    .collect();
+                let mut value = serde_json::to_value(&c).unwrap_or_default();
+                value["summarizedSeqs"] = json!(seqs);
+                value
+            })
+            .collect::<Vec<Value>>(),
         "toolCalls": journal,
         "modelCalls": store.model_calls(&record.id)?,
     }))

@@ -14,6 +14,19 @@ pub fn wire_input(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     for message in messages {
         match message.role {
             Role::Assistant => match message.provider_items {
+                // A reduced copy keeps its opaque items (reasoning, calls) but sends its cut text.
+                Some(Value::Array(items)) if message.truncated => {
+                    let mut text = Some(message.content);
+                    for item in items {
+                        if item.get("type").and_then(Value::as_str) == Some("message") {
+                            if let Some(content) = text.take() {
+                                out.push(WireItem::Text { role: "assistant", content });
+                            }
+                        } else {
+                            out.push(WireItem::Opaque(item));
+                        }
+                    }
+                }
                 Some(Value::Array(items)) => out.extend(items.into_iter().map(WireItem::Opaque)),
                 _ => {
                     if !message.content.is_empty() {

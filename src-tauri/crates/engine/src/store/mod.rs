@@ -2,6 +2,7 @@
 //! Migrations are embedded and applied in one IMMEDIATE transaction; WAL and a busy timeout are on;
 //! a file that is not ours, corrupt, or from a newer Alisio is refused and never overwritten.
 
+pub mod compactions;
 pub mod journal;
 mod ledger;
 pub mod sessions;
@@ -19,7 +20,8 @@ pub use sessions::{Session, SessionSummary};
 use crate::error::{Error, Result};
 
 /// Embedded migrations; the fresh schema *is* these files applied in order.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("migrations/0001_init.sql"), include_str!("migrations/0002_compactions.sql")];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 

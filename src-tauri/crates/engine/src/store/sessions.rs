@@ -32,7 +32,7 @@ pub struct SessionSummary {
 }
 
 const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
-                               compacted, summary, truncated, uncertain, created_at, chars";
+                               compacted, summary, truncated, uncertain, created_at, chars, reverted, created_by, compacted_by";
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -75,6 +75,9 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         uncertain: row.get(10)?,
         created_at: row.get(11)?,
         chars: row.get(12)?,
+        reverted: row.get(13)?,
+        created_by: row.get(14)?,
+        compacted_by: row.get(15)?,
     })
 }
 
@@ -182,8 +185,9 @@ pub fn append_message(tx: &Transaction<'_>, session: &str, message: &NewMessage)
         if message.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&message.tool_calls)?) };
     let provider_items = message.provider_items.as_ref().map(serde_json::to_string).transpose()?;
     tx.execute(
-        "INSERT INTO messages (session_id, seq, anchor, role, content, chars, tool_calls, tool_call_id, provider_items, uncertain, created_at)
-         VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO messages (session_id, seq, anchor, role, content, chars, tool_calls, tool_call_id, provider_items,
+                               uncertain, created_at, summary, truncated, created_by)
+         VALUES (?1, ?2, ?11, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?13, ?14)",
         params![
             session,
             seq,
@@ -195,6 +199,10 @@ pub fn append_message(tx: &Transaction<'_>, session: &str, message: &NewMessage)
             provider_items,
             message.uncertain,
             now,
+            message.anchor.unwrap_or(seq),
+            message.summary,
+            message.truncated,
+            message.created_by,
         ],
     )?;
     tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;

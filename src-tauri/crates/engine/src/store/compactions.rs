@@ -1,0 +1,261 @@
+//! Compaction and reduction records. Applying one hides originals and adds messages in the same
+//! transaction; undo reverses exactly those marks. Nothing is deleted.
+
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::sessions::append_message;
+use super::Store;
+use crate::error::{Error, Result};
+use crate::events::now_rfc3339;
+use crate::transcript::NewMessage;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Checkpoint,
+    Reduction,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Proposed,
+    Applied,
+    Discarded,
+    Reverted,
+}
+
+/// A compaction or reduction as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionRecord {
+    pub id: i64,
+    pub kind: Kind,
+    pub reason: String,
+    pub focus: Option<String>,
+    pub status: Status,
+    pub partial: bool,
+    pub checkpoint: Value,
+    pub summarized_ranges: Value,
+    pub summarized_messages: u64,
+    pub summarized_chars: u64,
+    pub checkpoint_chars: u64,
+    pub before_chars: u64,
+    pub after_chars: u64,
+    pub plugin_reports: Value,
+    pub plugin_fields: Value,
+    pub inject_context: Value,
+    pub model_call_id: Option<i64>,
+    pub created_at: String,
+    pub applied_at: Option<String>,
+    pub reverted_at: Option<String>,
+}
+
+/// A new record; `summarized_seqs` are hidden when it is applied.
+#[derive(Debug, Clone)]
+pub struct NewCompaction {
+    pub kind: Kind,
+    pub reason: String,
+    pub focus: Option<String>,
+    pub partial: bool,
+    pub checkpoint: Value,
+    pub summarized_seqs: Vec<i64>,
+    pub summarized_chars: u64,
+    pub checkpoint_chars: u64,
+    pub before_chars: u64,
+    pub after_chars: u64,
+    pub plugin_reports: Value,
+    pub plugin_fields: Value,
+    pub inject_context: Vec<String>,
+    pub model_call_id: Option<i64>,
+}
+
+const COLUMNS: &str = "id, kind, reason, focus, status, partial, checkpoint, summarized_ranges, summarized_messages, \
+    summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports, plugin_fields, inject_context, \
+    model_call_id, created_at, applied_at, reverted_at";
+
+fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
+    let json = |i: usize| -> rusqlite::Result<Value> {
+        let text: String = row.get(i)?;
+        serde_json::from_str(&text)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into()))
+    };
+    let text = |i: usize| -> rusqlite::Result<String> { row.get(i) };
+    let bad = |i: usize, v: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, v.into());
+    Ok(CompactionRecord {
+        id: row.get(0)?,
+        kind: match text(1)?.as_str() {
+            "checkpoint" => Kind::Checkpoint,
+            "reduction" => Kind::Reduction,
+            other => return Err(bad(1, format!("unknown kind {other:?}"))),
+        },
+        reason: row.get(2)?,
+        focus: row.get(3)?,
+        status: match text(4)?.as_str() {
+            "proposed" => Status::Proposed,
+            "applied" => Status::Applied,
+            "discarded" => Status::Discarded,
+            "reverted" => Status::Reverted,
+            other => return Err(bad(4, format!("unknown status {other:?}"))),
+        },
+        partial: row.get(5)?,
+        checkpoint: json(6)?,
+        summarized_ranges: json(7)?,
+        summarized_messages: row.get(8)?,
+        summarized_chars: row.get(9)?,
+        checkpoint_chars: row.get(10)?,
+        before_chars: row.get(11)?,
+        after_chars: row.get(12)?,
+        plugin_reports: json(13)?,
+        plugin_fields: json(14)?,
+        inject_context: json(15)?,
+        model_call_id: row.get(16)?,
+        created_at: row.get(17)?,
+        applied_at: row.get(18)?,
+        reverted_at: row.get(19)?,
+    })
+}
+
+/// Stores a record with the given status and returns its id.
+pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompaction, status: Status) -> Result<i64> {
+    let now = now_rfc3339();
+    tx.execute(
+        "INSERT INTO compactions (session_id, kind, reason, focus, status, partial, checkpoint, summarized_ranges,
+             summarized_messages, summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports,
+             plugin_fields, inject_context, model_call_id, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        params![
+            session,
+            match record.kind {
+                Kind::Checkpoint => "checkpoint",
+                Kind::Reduction => "reduction",
+            },
+            record.reason,
+            record.focus,
+            match status {
+                Status::Proposed => "proposed",
+                Status::Applied => "applied",
+                Status::Discarded => "discarded",
+                Status::Reverted => "reverted",
+            },
+            record.partial,
+            record.checkpoint.to_string(),
+            serde_json::to_string(&super::seq_ranges(record.summarized_seqs.iter().copied()))?,
+            record.summarized_seqs.len() as i64,
+            record.summarized_chars as i64,
+            record.checkpoint_chars as i64,
+            record.before_chars as i64,
+            record.after_chars as i64,
+            record.plugin_reports.to_string(),
+            record.plugin_fields.to_string(),
+            serde_json::to_string(&record.inject_context)?,
+            record.model_call_id,
+            now,
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Hides `seqs` (which must all be live) on behalf of record `id`.
+pub fn hide_messages(tx: &Transaction<'_>, session: &str, id: i64, seqs: &[i64]) -> Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE messages SET compacted = 1, compacted_by = ?3 WHERE session_id = ?1 AND seq = ?2 AND compacted = 0",
+    )?;
+    for seq in seqs {
+        if stmt.execute(params![session, seq, id])? != 1 {
+            return Err(Error::Usage(format!(
+                "message {seq} is no longer live; the session changed since this compaction was planned — plan it again"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Applies a checkpoint record: adds the checkpoint and injected context at `anchor`, hides the span.
+pub fn apply_checkpoint(
+    tx: &Transaction<'_>,
+    session: &str,
+    id: i64,
+    anchor: i64,
+    checkpoint_text: &str,
+    inject: &[String],
+    summarized_seqs: &[i64],
+) -> Result<i64> {
+    hide_messages(tx, session, id, summarized_seqs)?;
+    let seq = append_message(tx, session, &NewMessage::summary(checkpoint_text, anchor, id))?;
+    for context in inject {
+        append_message(tx, session, &NewMessage::summary(context.clone(), anchor, id))?;
+    }
+    tx.execute("UPDATE compactions SET status = 'applied', applied_at = ?2 WHERE id = ?1", params![id, now_rfc3339()])?;
+    Ok(seq)
+}
+
+impl Store {
+    pub fn compactions(&self, session: &str) -> Result<Vec<CompactionRecord>> {
+        self.read(|conn| {
+            let mut stmt =
+                conn.prepare_cached(&format!("SELECT {COLUMNS} FROM compactions WHERE session_id = ?1 ORDER BY id"))?;
+            let rows = stmt.query_map([session], record_from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    pub fn compaction(&self, session: &str, id: i64) -> Result<Option<CompactionRecord>> {
+        self.read(|conn| {
+            Ok(conn
+                .query_row(
+                    &format!("SELECT {COLUMNS} FROM compactions WHERE session_id = ?1 AND id = ?2"),
+                    params![session, id],
+                    record_from_row,
+                )
+                .optional()?)
+        })
+    }
+
+    /// Reverts the newest applied checkpoint and every record applied after it, in one transaction:
+    /// what they hid is live again, what they added is hidden and marked reverted.
+    pub fn undo_latest_compaction(&self, session: &str) -> Result<Vec<i64>> {
+        self.write(|tx| {
+            let newest: Option<i64> = tx
+                .query_row(
+                    "SELECT max(id) FROM compactions WHERE session_id = ?1 AND kind = 'checkpoint' AND status = 'applied'",
+                    [session],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .flatten();
+            let Some(newest) = newest else {
+                return Err(Error::Usage("this session has no applied compaction to undo".into()));
+            };
+            let ids: Vec<i64> = {
+                let mut stmt = tx.prepare(
+                    "SELECT id FROM compactions WHERE session_id = ?1 AND status = 'applied' AND id >= ?2 ORDER BY id DESC",
+                )?;
+                let rows = stmt.query_map(params![session, newest], |r| r.get(0))?;
+                rows.collect::<rusqlite::Result<_>>()?
+            };
+            let now = now_rfc3339();
+            for id in &ids {
+                tx.execute("UPDATE messages SET compacted = 0, compacted_by = NULL WHERE compacted_by = ?1", [id])?;
+                tx.execute("UPDATE messages SET compacted = 1, reverted = 1 WHERE created_by = ?1", [id])?;
+                tx.execute("UPDATE compactions SET status = 'reverted', reverted_at = ?2 WHERE id = ?1", params![id, now])?;
+            }
+            Ok(ids)
+        })
+    }
+
+    pub fn discard_proposal(&self, session: &str, id: i64) -> Result<()> {
+        self.write(|tx| {
+            let changed = tx.execute(
+                "UPDATE compactions SET status = 'discarded' WHERE session_id = ?1 AND id = ?2 AND status = 'proposed'",
+                params![session, id],
+            )?;
+            if changed == 0 {
+                return Err(Error::Usage(format!("there is no open proposal {id} in this session")));
+            }
+            Ok(())
+        })
+    }
+}
