@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_loop;
+mod compaction;
 mod failures;
 mod tools;
 mod uncertain;

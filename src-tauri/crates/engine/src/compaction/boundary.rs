@@ -135,7 +135,8 @@ mod tests {
         let mut checkpoint_two_turns = vec![Shape::checkpoint()];
         checkpoint_two_turns.extend(turns(2));
         let long = turn(200);
-        let cases: Vec<(&str, Vec<Shape>, u32, Result<usize, Skip>)> = vec![
+        type Case = (&'static str, Vec<Shape>, u32, Result<usize, Skip>);
+        let cases: Vec<Case> = vec![
             ("empty", vec![], 2, Err(Skip::NotEnoughHistory)),
             ("0 turns, only a checkpoint", vec![Shape::checkpoint()], 2, Err(Skip::NotEnoughHistory)),
             ("1 turn without calls", turn(0), 2, Err(Skip::NoSafeBoundary)),
