@@ -372,3 +372,54 @@ async fn sigkill_during_compaction_leaves_the_pre_or_post_state() {
     assert_eq!(pre_seen + post_seen, trials);
     assert!(pre_seen > 0 && post_seen > 0, "kills landed both before and after the commit");
 }
+
+#[tokio::test]
+async fn plugin_hooks_extend_the_summarizer_call_and_slow_hooks_are_skipped() {
+    let notes = r###"x=$(cat); case "$x" in
+        *beforeCompact*) echo '{"instructions": "Also list open TODOs.", "outputFields": [{"name": "todos", "description": "open TODOs"}]}' ;;
+        *'"todos":["write docs"]'*) printf '%s' '{"injectContext": "## TODOs\n- write docs", "report": {"summary": "1 todo carried over"}}' ;;
+        *) echo "unexpected input: $x" >&2; exit 1 ;;
+      esac"###;
+    let mut script = answers(3);
+    let mut summary: Value = serde_json::from_str(&checkpoint("hooks", &[])).unwrap();
+    summary["todos"] = json!(["write docs"]);
+    script.push(Reply::Answer(Answer::text(&summary.to_string())));
+    let h = Harness::with_config(
+        script,
+        json!({
+            "pluginHooks": {"timeoutMs": 300},
+            "plugins": [
+                {"name": "slow", "command": "sh", "args": ["-c", "sleep 5"]},
+                {"name": "notes", "command": "sh", "args": ["-c", notes]},
+            ],
+        }),
+    )
+    .await;
+    let session = session_with_turns(&h, 3).await;
+    let run = h.alisio(&["compact", &session, "--json"]).await;
+    run.assert_ok();
+    let events = run.events();
+    let failed: Vec<(String, String)> = events
+        .iter()
+        .filter(|e| e["type"] == "plugin_hook_failed")
+        .map(|e| (e["plugin"].as_str().unwrap().to_string(), e["hook"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        failed,
+        [("slow".to_string(), "beforeCompact".to_string())],
+        "afterCompact only runs for plugins whose beforeCompact answered"
+    );
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "plugin_hook_failed" && e["error"].as_str().unwrap().contains("timed out after 300 ms")));
+    let done = events.last().unwrap();
+    assert_eq!(done["type"], "compaction_completed");
+    assert_eq!(done["pluginReports"], json!([{"summary": "1 todo carried over", "plugin": "notes"}]));
+
+    let ask =
+        post_bodies(&h)[3]["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
+    assert!(ask.contains("Also list open TODOs.") && ask.contains("\"todos\": open TODOs"), "{ask}");
+    let view = model_view(&h, &session).await;
+    assert_eq!(view["messages"][2]["content"], "## TODOs\n- write docs");
+    assert_eq!(h.rows("SELECT plugin_fields FROM compactions"), vec![vec![json!("{\"todos\":[\"write docs\"]}")]]);
+}

@@ -68,6 +68,21 @@ pub struct Message {
     pub chars: u64,
 }
 
+/// What budgets, boundaries and reductions need to know about a live message: no contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageMeta {
+    pub seq: i64,
+    pub anchor: i64,
+    pub role: Role,
+    pub summary: bool,
+    /// Characters of the whole message (content plus tool calls).
+    pub chars: u64,
+    /// Characters of its content alone (the part a reduction may cut).
+    pub content_chars: u64,
+    pub calls: Vec<String>,
+    pub answers: Option<String>,
+}
+
 /// Characters a message contributes to a request: its text plus its tool calls.
 pub fn message_chars(content: &str, tool_calls: &[ToolCall]) -> u64 {
     let calls: usize =

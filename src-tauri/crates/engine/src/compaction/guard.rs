@@ -13,8 +13,9 @@ use crate::events::{CompactionReason, Event, EventSink};
 use crate::store::compactions::{self, Kind, NewCompaction, Status};
 use crate::store::sessions::append_message;
 use crate::store::Session;
-use crate::transcript::{NewMessage, Role};
-use crate::view::{system_prompt, PreparedRequest};
+use crate::tools::tool_catalog_chars;
+use crate::transcript::NewMessage;
+use crate::view::system_prompt;
 
 /// Per-turn state: the last-resort `budget` compaction runs at most once per turn.
 #[derive(Debug, Default)]
@@ -33,11 +34,14 @@ impl From<&CompactOutcome> for CompactionAttempt {
 }
 
 impl Engine {
-    /// The next request's size.
+    /// The next request's size, from stored lengths (no contents are read).
     pub fn pressure(&self, session: &Session) -> Result<Pressure> {
-        let live = self.store.live_messages(&session.id)?;
-        let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
-        Ok(Pressure { reducible_chars: prepared.chars, tool_catalog_chars: prepared.tool_catalog_chars })
+        let live = self.store.live_meta(&session.id)?;
+        let system_chars = system_prompt(&self.config, &session.workspace).chars().count() as u64;
+        Ok(Pressure {
+            reducible_chars: system_chars + live.iter().map(|m| m.chars).sum::<u64>(),
+            tool_catalog_chars: tool_catalog_chars(self.provider.config().api),
+        })
     }
 
     /// The context window: `provider.contextWindow`, else what the server reports (asked once).
@@ -102,14 +106,14 @@ impl Engine {
     /// Returns whether the conversation now fits. Checkpoints are never cut.
     pub fn reduce_kept_tail(&self, session: &Session, sink: &dyn EventSink) -> Result<bool> {
         let max_chars = self.config.limits.max_context_chars;
-        let live = self.store.live_messages(&session.id)?;
-        let system = system_prompt(&self.config, &session.workspace);
-        let instruction_chars = system.chars().count() as u64;
+        let live = self.store.live_meta(&session.id)?;
+        let instruction_chars = system_prompt(&self.config, &session.workspace).chars().count() as u64;
         let sized: Vec<Sized> = live
             .iter()
-            .map(|m| {
-                let content_chars = m.content.chars().count() as u64;
-                Sized { kind: content_kind(m), content_chars, fixed_chars: m.chars.saturating_sub(content_chars) }
+            .map(|m| Sized {
+                kind: content_kind(m),
+                content_chars: m.content_chars,
+                fixed_chars: m.chars - m.content_chars,
             })
             .collect();
         let goal = target(max_chars, instruction_chars);
@@ -134,11 +138,12 @@ impl Engine {
             inject_context: Vec::new(),
             model_call_id: None,
         };
+        // Only the messages being cut are read in full.
+        let originals = self.store.messages_by_seq(&session.id, &record.summarized_seqs)?;
         self.store.write(|tx| {
             let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
             compactions::hide_messages(tx, &session.id, id, &record.summarized_seqs)?;
-            for &(index, limit) in &plan.cuts {
-                let original = &live[index];
+            for (original, &(_, limit)) in originals.iter().zip(&plan.cuts) {
                 let copy = NewMessage::reduced_copy(original, cut_content(&original.content, limit), id);
                 append_message(tx, &session.id, &copy)?;
             }
@@ -146,7 +151,6 @@ impl Engine {
             Ok(())
         })?;
         self.emit_event(sink, &session.id, Event::ContextReduced { messages: plan.cuts.len() as u64 });
-        debug_assert!(live.iter().all(|m| m.role != Role::System));
         Ok(fits)
     }
 }

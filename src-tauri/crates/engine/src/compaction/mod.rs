@@ -23,7 +23,7 @@ use crate::provider::wire::WireItem;
 use crate::provider::RequestOptions;
 use crate::store::compactions::{self, Kind, NewCompaction, Status};
 use crate::store::{JournalState, ModelCallStart, ModelCallUpdate, Session};
-use crate::transcript::{estimate_tokens, Message, Role};
+use crate::transcript::{estimate_tokens, Message, MessageMeta, Role};
 use crate::view::{system_prompt, PreparedRequest};
 
 pub use guard::TurnBudget;
@@ -49,6 +49,10 @@ pub fn shape_of(message: &Message) -> Shape {
         calls: message.tool_calls.iter().map(|c| c.id.clone()).collect(),
         answers: message.tool_call_id.clone(),
     }
+}
+
+pub fn shape_of_meta(meta: &MessageMeta) -> Shape {
+    Shape { role: meta.role, summary: meta.summary, calls: meta.calls.clone(), answers: meta.answers.clone() }
 }
 
 fn reason_str(reason: CompactionReason) -> &'static str {
@@ -426,8 +430,8 @@ impl Engine {
     }
 }
 
-/// Whether a live message counts as a turn's user text for reductions (content only).
-pub(crate) fn content_kind(message: &Message) -> reduction::Cuttable {
+/// How a reduction may treat a live message's content.
+pub(crate) fn content_kind(message: &MessageMeta) -> reduction::Cuttable {
     if message.summary {
         reduction::Cuttable::Never
     } else if message.role == Role::Tool {

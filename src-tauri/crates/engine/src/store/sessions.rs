@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Store;
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
-use crate::transcript::{message_chars, Message, NewMessage, Role, ToolCall};
+use crate::transcript::{message_chars, Message, MessageMeta, NewMessage, Role, ToolCall};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,10 +162,62 @@ impl Store {
         self.read(|conn| query_messages(conn, session, true))
     }
 
+    /// Live messages without their contents, for budgets and planning.
+    pub fn live_meta(&self, session: &str) -> Result<Vec<MessageMeta>> {
+        self.read(|conn| query_meta(conn, session))
+    }
+
+    /// The given messages (by seq), in the order asked.
+    pub fn messages_by_seq(&self, session: &str, seqs: &[i64]) -> Result<Vec<Message>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND seq = ?2"
+            ))?;
+            seqs.iter().map(|seq| Ok(stmt.query_row(params![session, seq], message_from_row)?)).collect()
+        })
+    }
+
     /// Every stored message, compacted ones included, in transcript order.
     pub fn all_messages(&self, session: &str) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, false))
     }
+}
+
+/// Metadata of the live messages in transcript order (contents are not read).
+fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, anchor, role, summary, chars, tool_calls, tool_call_id FROM messages
+         WHERE session_id = ?1 AND compacted = 0 ORDER BY anchor, seq",
+    )?;
+    let rows = stmt.query_map([session], |row| {
+        let role: String = row.get(2)?;
+        let role = Role::parse(&role).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                2,
+                rusqlite::types::Type::Text,
+                format!("unknown role {role:?}").into(),
+            )
+        })?;
+        let chars: u64 = row.get(4)?;
+        let calls: Option<String> = row.get(5)?;
+        let calls: Vec<ToolCall> = match calls {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, e.into()))?,
+            None => Vec::new(),
+        };
+        let call_chars = message_chars("", &calls);
+        Ok(MessageMeta {
+            seq: row.get(0)?,
+            anchor: row.get(1)?,
+            role,
+            summary: row.get(3)?,
+            chars,
+            content_chars: chars.saturating_sub(call_chars),
+            calls: calls.into_iter().map(|c| c.id).collect(),
+            answers: row.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 fn query_messages(conn: &Connection, session: &str, live_only: bool) -> Result<Vec<Message>> {

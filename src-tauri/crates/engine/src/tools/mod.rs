@@ -95,6 +95,11 @@ pub fn catalog_json(api: Api, specs: &[ToolSpec]) -> Value {
     Value::Array(tools)
 }
 
+/// Characters of the serialized tool catalog (what every request carries).
+pub fn tool_catalog_chars(api: Api) -> u64 {
+    catalog_json(api, &catalog()).to_string().chars().count() as u64
+}
+
 /// Decides tool calls whose permission is `ask`.
 pub trait Approver: Send + Sync {
     fn approve<'a>(&'a self, call: &'a ToolCall, permission_key: &'a str) -> BoxFuture<'a, bool>;
