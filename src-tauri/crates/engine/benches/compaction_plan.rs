@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use alisio_engine::compaction::boundary::{select_safe_boundary, Shape};
 use alisio_engine::compaction::budget::{auto_compaction_due, Pressure};
 use alisio_engine::compaction::reduction::{plan_reduction, target, Cuttable, Sized};
-use alisio_engine::transcript::Role;
 
 const MESSAGES: usize = 100_000;
 const CONTENT_BYTES: u64 = 1_000_000_000;
