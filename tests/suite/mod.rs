@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_loop;
+mod cache;
 mod compaction;
 mod failures;
 mod tools;

@@ -28,6 +28,9 @@ pub const UNCERTAIN_RESULT: &str = "result unknown — the process stopped while
 /// The result recorded for a call that was requested but provably never started.
 pub const NOT_RUN_RESULT: &str = "not run — the process stopped before this tool started, so it had no effect.";
 
+const ABORTED_RESULT: &str =
+    "not run — the context filled up, so this step was stopped to summarize the work before continuing.";
+
 const CANCELLED_RESULT: &str = "not run — the turn was cancelled before this tool started.";
 
 pub struct Engine {
@@ -133,15 +136,39 @@ impl Engine {
                     )));
                 }
             }
-            self.guard_native_budget(session, &mut budget, sink, cancel).await?;
-            let completion = self.call_model(session, sink, cancel).await?;
+            let cache = self.cache_strategy_active();
+            if cache {
+                self.guard_cache_budget(session, sink)?;
+            } else {
+                self.guard_native_budget(session, &mut budget, sink, cancel).await?;
+            }
+            let (completion, request_chars) = self.call_model(session, sink, cancel).await?;
             tokens_used +=
                 completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
-            if completion.tool_calls.is_empty() {
+            let tripped =
+                cache && self.cache_trip_after_step(session, &completion, estimate_tokens(request_chars)).await?;
+            let finished = completion.tool_calls.is_empty();
+            if !finished {
+                if tripped && self.config.cache_compact.abort_on_trip {
+                    // Stop the step: the answer is kept, its calls are answered as cancelled.
+                    self.cancel_calls(session, &completion.tool_calls, ABORTED_RESULT, sink)?;
+                } else {
+                    self.run_tools(session, &env, &completion.tool_calls, sink, cancel).await?;
+                }
+            }
+            let cut = tripped
+                && matches!(
+                    self.cache_compact(session, sink, cancel).await?,
+                    crate::compaction::CompactOutcome::Completed { .. }
+                );
+            if finished || (cut && !self.config.cache_compact.auto_resume) {
                 self.emit(sink, &session.id, Event::TurnCompleted { text: completion.text.clone() });
                 return Ok(TurnOutcome { session: session.id.clone(), text: completion.text, steps: step });
             }
-            self.run_tools(session, &env, &completion.tool_calls, sink, cancel).await?;
+            if cut {
+                let resume = NewMessage::user(self.config.cache_compact.resume_prompt.clone());
+                self.store.write(|tx| append_message(tx, &session.id, &resume))?;
+            }
         }
         Err(Error::StepLimit(format!(
             "stopped after {max} model calls in one turn without a final answer (limits.maxStepsPerTurn = {max}). \
@@ -158,7 +185,7 @@ impl Engine {
         session: &Session,
         sink: &dyn EventSink,
         cancel: &CancellationToken,
-    ) -> Result<Completion> {
+    ) -> Result<(Completion, u64)> {
         let live = self.store.live_messages(&session.id)?;
         let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
         let options = RequestOptions { max_tokens: self.config.limits.max_output_tokens, tool_choice_none: false };
@@ -217,7 +244,23 @@ impl Engine {
                 request_chars: prepared.request_chars(),
             },
         );
-        Ok(completion)
+        Ok((completion, prepared.request_chars()))
+    }
+
+    /// Answers calls that will not run (the step was stopped), keeping every call paired.
+    fn cancel_calls(&self, session: &Session, calls: &[ToolCall], why: &str, sink: &dyn EventSink) -> Result<()> {
+        let pending = self.store.unresolved_tool_calls(&session.id)?;
+        for call in calls {
+            if let Some(entry) = pending.iter().find(|e| e.call_id == call.id && e.state == JournalState::Requested) {
+                self.store_result(&session.id, entry.id, call, &ToolOutput::error(why.into()))?;
+                self.emit(
+                    sink,
+                    &session.id,
+                    Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: false },
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Runs the calls of one answer in order. Each call is durably marked started before it runs;

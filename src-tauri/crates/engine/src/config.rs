@@ -98,6 +98,8 @@ pub struct CacheCompactConfig {
     pub abort_on_trip: bool,
     pub disable_prune: bool,
     pub debug: bool,
+    /// The user message `autoResume` sends after a cut.
+    pub resume_prompt: String,
 }
 
 impl Default for CacheCompactConfig {
@@ -111,6 +113,7 @@ impl Default for CacheCompactConfig {
             abort_on_trip: true,
             disable_prune: true,
             debug: false,
+            resume_prompt: "Continue the task from the summary above.".into(),
         }
     }
 }
@@ -289,6 +292,16 @@ fn validate(c: &Config) -> Result<()> {
     range_f64("cacheCompact.threshold", c.cache_compact.threshold, 1.0, 99.0)?;
     range_u64("cacheCompact.summaryMaxTokens", c.cache_compact.summary_max_tokens.into(), 16, 1_000_000)?;
     range_u64("cacheCompact.contextLimit", c.cache_compact.context_limit, 1024, 100_000_000)?;
+    if c.cache_compact.resume_prompt.trim().is_empty() {
+        return Err(Error::Config("cacheCompact.resumePrompt must not be empty".into()));
+    }
+    for (i, entry) in c.cache_compact.models.iter().enumerate() {
+        if !entry.contains('/') {
+            return Err(Error::Config(format!(
+                "cacheCompact.models[{i}] = {entry:?} must be \"providerID/modelID\" (for example \"local/default\")"
+            )));
+        }
+    }
     range_u64("limits.maxContextChars", c.limits.max_context_chars, 4000, 1_000_000_000)?;
     range_u64("limits.maxOutputTokens", c.limits.max_output_tokens.into(), 1, 1_000_000)?;
     if let Some(max) = c.limits.max_tokens {

@@ -5,6 +5,7 @@
 
 pub mod boundary;
 pub mod budget;
+pub mod cache;
 pub mod checkpoint;
 mod guard;
 pub mod plugins;

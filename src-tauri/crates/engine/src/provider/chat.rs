@@ -71,9 +71,10 @@ impl ChatStream {
             self.done = true;
             return Ok(None);
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| format!("a stream chunk is not valid JSON ({e})"))?;
+        let chunk: Value =
+            serde_json::from_str(data).map_err(|e| format!("sent a stream chunk that is not valid JSON ({e})"))?;
         if let Some(error) = chunk.get("error") {
-            return Err(format!("the stream reported an error: {error}"));
+            return Err(format!("reported an error mid-stream: {error}"));
         }
         let usage = usage_from(&chunk);
         self.usage.merge(&usage);

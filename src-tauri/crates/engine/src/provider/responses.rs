@@ -127,7 +127,8 @@ impl ResponsesStream {
         if data.trim() == "[DONE]" {
             return Ok(None);
         }
-        let event: Value = serde_json::from_str(data).map_err(|e| format!("a stream event is not valid JSON ({e})"))?;
+        let event: Value =
+            serde_json::from_str(data).map_err(|e| format!("sent a stream event that is not valid JSON ({e})"))?;
         match event.get("type").and_then(Value::as_str) {
             Some("response.output_text.delta") => Ok(event.get("delta").and_then(Value::as_str).map(str::to_string)),
             Some("response.completed") | Some("response.incomplete") => {

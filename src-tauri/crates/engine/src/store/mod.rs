@@ -20,8 +20,11 @@ pub use sessions::{Session, SessionSummary};
 use crate::error::{Error, Result};
 
 /// Embedded migrations; the fresh schema *is* these files applied in order.
-const MIGRATIONS: &[&str] =
-    &[include_str!("migrations/0001_init.sql"), include_str!("migrations/0002_compactions.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_compactions.sql"),
+    include_str!("migrations/0003_cache_latch.sql"),
+];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 

@@ -162,6 +162,20 @@ impl Store {
         self.read(|conn| query_messages(conn, session, true))
     }
 
+    /// Whether the cache strategy's trip latch is set (SPEC S2: it re-arms below the threshold).
+    pub fn cache_latched(&self, session: &str) -> Result<bool> {
+        self.read(|conn| {
+            Ok(conn.query_row("SELECT cache_latched FROM sessions WHERE id = ?1", [session], |r| r.get(0))?)
+        })
+    }
+
+    pub fn set_cache_latched(&self, session: &str, latched: bool) -> Result<()> {
+        self.write(|tx| {
+            tx.execute("UPDATE sessions SET cache_latched = ?2 WHERE id = ?1", params![session, latched])?;
+            Ok(())
+        })
+    }
+
     /// Live messages without their contents, for budgets and planning.
     pub fn live_meta(&self, session: &str) -> Result<Vec<MessageMeta>> {
         self.read(|conn| query_meta(conn, session))
