@@ -9,5 +9,6 @@ mod agent_loop;
 mod cache;
 mod compaction;
 mod failures;
+mod real_server;
 mod tools;
 mod uncertain;
