@@ -5,7 +5,7 @@ use std::io::Write;
 use alisio_engine::agent::RecoverReport;
 use alisio_engine::events::{Envelope, Event};
 use alisio_engine::store::SessionSummary;
-use alisio_engine::view::ModelView;
+use alisio_engine::view::{ModelView, StoredView};
 use serde_json::Value;
 
 pub fn print_event(envelope: &Envelope) {
@@ -65,33 +65,43 @@ fn excerpt(text: &str, max: usize) -> String {
     out
 }
 
-pub fn print_stored(doc: &Value) {
-    let session = &doc["session"];
-    println!("session {}  {}", session["id"].as_str().unwrap_or(""), session["title"].as_str().unwrap_or(""));
-    println!("workspace {}", session["workspace"].as_str().unwrap_or(""));
-    for m in doc["messages"].as_array().into_iter().flatten() {
-        let mut flags = Vec::new();
-        for flag in ["compacted", "summary", "truncated", "uncertain"] {
-            if m[flag].as_bool() == Some(true) {
-                flags.push(flag);
-            }
-        }
+pub fn print_stored(view: &StoredView) {
+    println!("session {}  {}", view.session.id, view.session.title);
+    println!("workspace {}", view.session.workspace);
+    for m in &view.messages {
+        let flags: Vec<&str> = [
+            (m.compacted, "compacted"),
+            (m.summary, "summary"),
+            (m.truncated, "truncated"),
+            (m.uncertain, "uncertain"),
+            (m.reverted, "reverted"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
         let flags = if flags.is_empty() { String::new() } else { format!(" [{}]", flags.join(", ")) };
-        let role = m["role"].as_str().unwrap_or("?");
-        let id = m["toolCallId"].as_str().map(|id| format!(" ({id})")).unwrap_or_default();
-        println!("\n#{} {role}{id}{flags}", m["seq"]);
-        let content = m["content"].as_str().unwrap_or("");
-        if !content.is_empty() {
-            println!("{}", excerpt(content, 2000));
+        let id = m.tool_call_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+        println!("\n#{} {}{id}{flags}", m.seq, m.role.as_str());
+        if !m.content.is_empty() {
+            println!("{}", excerpt(&m.content, 2000));
         }
-        for call in m["toolCalls"].as_array().into_iter().flatten() {
-            println!(
-                "→ {} ({}) {}",
-                call["name"].as_str().unwrap_or(""),
-                call["id"].as_str().unwrap_or(""),
-                excerpt(call["arguments"].as_str().unwrap_or(""), 500)
-            );
+        for call in &m.tool_calls {
+            println!("→ {} ({}) {}", call.name, call.id, excerpt(&call.arguments, 500));
         }
+    }
+    for c in &view.compactions {
+        let r = &c.record;
+        println!(
+            "\ncompaction {} ({:?}, {}, {:?}){}: {} messages, {} → {} chars",
+            r.id,
+            r.kind,
+            r.reason,
+            r.status,
+            if r.partial { " partial" } else { "" },
+            c.summarized_seqs.len(),
+            r.before_chars,
+            r.after_chars
+        );
     }
 }
 

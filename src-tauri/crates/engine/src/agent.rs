@@ -60,6 +60,7 @@ pub struct TurnOutcome {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RecoverReport {
     pub session: String,

@@ -2,15 +2,16 @@
 //! requests, so `sessions show --view model` is exactly the next request's `messages`.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::config::{Api, Config};
 use crate::error::Result;
 use crate::provider::wire::WireItem;
 use crate::provider::Provider;
-use crate::store::{seq_ranges, JournalState, Store};
+use crate::store::compactions::CompactionRecord;
+use crate::store::{seq_ranges, JournalEntry, JournalState, ModelCallRecord, Session, Store};
 use crate::tools;
-use crate::transcript::{estimate_tokens, Message};
+use crate::transcript::{estimate_tokens, Message, Role, ToolCall};
 
 /// The instructions the model gets as its system message.
 pub fn system_prompt(config: &Config, workspace: &str) -> String {
@@ -55,6 +56,7 @@ impl PreparedRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelView {
     pub session: String,
@@ -81,8 +83,62 @@ pub fn model_view(store: &Store, provider: &Provider, config: &Config, session: 
     })
 }
 
-/// Every stored message (compacted ones included), the tool-call journal and the model-call ledger.
-pub fn stored_view(store: &Store, session: &str) -> Result<Value> {
+/// A stored message as the stored view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct StoredMessage {
+    pub seq: i64,
+    pub anchor: i64,
+    pub role: Role,
+    pub content: String,
+    pub chars: u64,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+    pub compacted: bool,
+    pub summary: bool,
+    pub truncated: bool,
+    /// A recovered "result unknown", or an assistant message whose call is still uncertain.
+    pub uncertain: bool,
+    pub reverted: bool,
+    pub created_by: Option<i64>,
+    pub compacted_by: Option<i64>,
+    pub created_at: String,
+}
+
+/// A compaction record with its summarized seqs spelled out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionView {
+    #[serde(flatten)]
+    pub record: CompactionRecord,
+    pub summarized_seqs: Vec<i64>,
+}
+
+/// Everything stored for a session: every message (compacted ones included), the compactions, the
+/// tool-call journal and the model-call ledger.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct StoredView {
+    pub session: Session,
+    pub messages: Vec<StoredMessage>,
+    pub compactions: Vec<CompactionView>,
+    pub tool_calls: Vec<JournalEntry>,
+    pub model_calls: Vec<ModelCallRecord>,
+}
+
+/// Expands `[from, to]` ranges into seqs.
+pub fn expand_ranges(ranges: &Value) -> Vec<i64> {
+    serde_json::from_value::<Vec<[i64; 2]>>(ranges.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .flat_map(|[from, to]| from..=to)
+        .collect()
+}
+
+pub fn stored_view(store: &Store, session: &str) -> Result<StoredView> {
     let record = store.resolve_session(session)?;
     let journal = store.journal(&record.id)?;
     let pending: std::collections::HashSet<i64> = journal
@@ -90,46 +146,37 @@ pub fn stored_view(store: &Store, session: &str) -> Result<Value> {
         .filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain))
         .map(|e| e.assistant_seq)
         .collect();
-    let messages: Vec<Value> = store
+    let messages = store
         .all_messages(&record.id)?
         .into_iter()
-        .map(|m| {
-            json!({
-                "seq": m.seq,
-                "role": m.role,
-                "content": m.content,
-                "toolCalls": m.tool_calls,
-                "toolCallId": m.tool_call_id,
-                "compacted": m.compacted,
-                "summary": m.summary,
-                "truncated": m.truncated,
-                "uncertain": m.uncertain || pending.contains(&m.seq),
-                "reverted": m.reverted,
-                "anchor": m.anchor,
-                "createdBy": m.created_by,
-                "compactedBy": m.compacted_by,
-                "createdAt": m.created_at,
-            })
+        .map(|m| StoredMessage {
+            uncertain: m.uncertain || pending.contains(&m.seq),
+            seq: m.seq,
+            anchor: m.anchor,
+            role: m.role,
+            content: m.content,
+            chars: m.chars,
+            tool_calls: m.tool_calls,
+            tool_call_id: m.tool_call_id,
+            compacted: m.compacted,
+            summary: m.summary,
+            truncated: m.truncated,
+            reverted: m.reverted,
+            created_by: m.created_by,
+            compacted_by: m.compacted_by,
+            created_at: m.created_at,
         })
         .collect();
-    Ok(json!({
-        "session": record,
-        "messages": messages,
-        "compactions": store
-            .compactions(&record.id)?
-            .into_iter()
-            .map(|c| {
-                let seqs: Vec<i64> = serde_json::from_value::<Vec<[i64; 2]>>(c.summarized_ranges.clone())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .flat_map(|[from, to]| from..=to)
-                    .collect();
-                let mut value = serde_json::to_value(&c).unwrap_or_default();
-                value["summarizedSeqs"] = json!(seqs);
-                value
-            })
-            .collect::<Vec<Value>>(),
-        "toolCalls": journal,
-        "modelCalls": store.model_calls(&record.id)?,
-    }))
+    let compactions = store
+        .compactions(&record.id)?
+        .into_iter()
+        .map(|c| CompactionView { summarized_seqs: expand_ranges(&c.summarized_ranges), record: c })
+        .collect();
+    Ok(StoredView {
+        messages,
+        compactions,
+        tool_calls: journal,
+        model_calls: store.model_calls(&record.id)?,
+        session: record,
+    })
 }

@@ -36,14 +36,18 @@ pub struct OutputField {
 
 /// A validated checkpoint: the seven sections (all present unless partial), or text used as is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Checkpoint {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, string | Array<string>>", optional))]
     pub sections: Option<Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub text: Option<String>,
     /// Values of the fields plugins asked for, by field name.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, JsonValue>", optional))]
     pub plugin_fields: Map<String, Value>,
 }
 

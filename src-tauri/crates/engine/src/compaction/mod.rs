@@ -35,6 +35,7 @@ use plugins::{with_timeout, AfterCompact, BeforeCompact};
 
 /// What a compaction attempt came to.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum CompactOutcome {
     Completed { compaction: i64, partial: bool },
@@ -352,10 +353,7 @@ impl Engine {
             None => (serde_json::from_value::<Checkpoint>(record.checkpoint.clone())?, record.partial),
         };
         let rendered = render(&checkpoint, partial);
-        let seqs: Vec<i64> = serde_json::from_value::<Vec<[i64; 2]>>(record.summarized_ranges.clone())?
-            .into_iter()
-            .flat_map(|[from, to]| from..=to)
-            .collect();
+        let seqs = crate::view::expand_ranges(&record.summarized_ranges);
         let inject: Vec<String> = serde_json::from_value(record.inject_context.clone())?;
         let last = *seqs.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
         let checkpoint_chars = rendered.chars().count() as u64;

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum WireItem {
     /// `{"role", "content"}`: system, user or plain assistant text (both APIs).
@@ -34,6 +35,7 @@ pub enum WireItem {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatCall {
     pub id: String,
     #[serde(rename = "type")]
@@ -42,6 +44,7 @@ pub struct ChatCall {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatFunction {
     pub name: String,
     pub arguments: String,

@@ -12,6 +12,7 @@ use crate::events::now_rfc3339;
 use crate::transcript::NewMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Checkpoint,
@@ -19,6 +20,7 @@ pub enum Kind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Proposed,
@@ -29,6 +31,7 @@ pub enum Status {
 
 /// A compaction or reduction as stored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionRecord {
     pub id: i64,

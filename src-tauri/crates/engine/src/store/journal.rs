@@ -10,6 +10,7 @@ use crate::events::now_rfc3339;
 use crate::transcript::ToolCall;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum JournalState {
     Requested,
@@ -33,6 +34,7 @@ impl JournalState {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct JournalEntry {
     pub id: i64,

@@ -39,6 +39,7 @@ pub struct ModelCallUpdate {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCallRecord {
     pub id: i64,

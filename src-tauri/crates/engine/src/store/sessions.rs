@@ -9,6 +9,7 @@ use crate::events::now_rfc3339;
 use crate::transcript::{message_chars, Message, MessageMeta, NewMessage, Role, ToolCall};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     pub id: String,
@@ -19,6 +20,7 @@ pub struct Session {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub id: String,
