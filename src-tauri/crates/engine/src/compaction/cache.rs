@@ -40,7 +40,7 @@ pub fn cache_strategy_applies(config: &Config) -> bool {
 /// The trip decision after a step: `(trip now, latch afterwards)`. The latch holds while usage stays
 /// at or above the threshold and re-arms only once usage falls back below it.
 pub fn check_trip(total_tokens: u64, limit: u64, threshold_percent: f64, latched: bool) -> (bool, bool) {
-    let over = total_tokens as f64 >= threshold_percent / 100.0 * limit as f64;
+    let over = total_tokens as f64 * 100.0 >= threshold_percent * limit as f64;
     match (over, latched) {
         (false, _) => (false, false),
         (true, false) => (true, true),
