@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod compaction;
 pub mod config;
+pub mod demo;
 pub mod error;
 pub mod events;
 pub mod home;

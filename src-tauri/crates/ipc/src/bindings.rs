@@ -1,0 +1,61 @@
+//! `ui/src/bindings.ts`: the TypeScript declarations of every type that crosses the boundary,
+//! generated from the Rust types (ts-rs). A test fails when the committed file is stale;
+//! `ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-ipc` rewrites it.
+
+use ts_rs::{Config, TS};
+
+macro_rules! declarations {
+    ($cfg:expr; $($ty:ty),* $(,)?) => {{
+        let mut out = Vec::new();
+        $( out.push(format!("export {}", <$ty as TS>::decl($cfg))); )*
+        out
+    }};
+}
+
+/// The whole bindings file.
+pub fn typescript() -> String {
+    use alisio_engine as e;
+    let cfg = Config::default().with_large_int("number");
+    let decls = declarations!(&cfg;
+        e::transcript::Role, e::transcript::ToolCall, e::config::Api,
+        e::store::Session, e::store::SessionSummary, e::store::JournalEntry, e::store::JournalState,
+        e::store::ModelCallRecord, e::store::compactions::CompactionRecord, e::store::compactions::Kind,
+        e::store::compactions::Status, e::provider::wire::WireItem, e::provider::wire::ChatCall,
+        e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
+        e::view::CompactionView, e::events::Envelope, e::events::Event, e::events::CompactionReason,
+        e::events::Size, e::compaction::CompactOutcome, e::compaction::checkpoint::Checkpoint,
+        e::agent::RecoverReport,
+        super::IpcError, super::ErrorCode, super::UiEvent, super::ContextMeter, super::PastRequest,
+        super::ConfigDocument, super::ConnectionReport, super::CompactRequest,
+        super::diff::TrimmedDiff, super::diff::DiffLine, super::diff::LineTag,
+    );
+    let mut file = String::from(
+        "// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.\n\
+         // Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-ipc\n\n\
+         export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n\n",
+    );
+    for decl in decls {
+        file.push_str(&decl);
+        file.push_str("\n\n");
+    }
+    file.trim_end().to_string() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    #[test]
+    fn committed_bindings_are_up_to_date() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/bindings.ts");
+        let generated = super::typescript();
+        if std::env::var_os("ALISIO_UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "ui/src/bindings.ts is stale: run `ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-ipc` and commit it"
+        );
+    }
+}

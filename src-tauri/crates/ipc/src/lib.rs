@@ -1,0 +1,464 @@
+//! The typed boundary between Alisio's window and its engine. Every command is a plain async
+//! function on [`Backend`] (no Tauri types), every event one [`UiEvent`]; the app crate only wires
+//! them to Tauri, and `ui/src/bindings.ts` is generated from these types (see [`bindings`]).
+
+pub mod bindings;
+pub mod diff;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use alisio_engine::agent::{Engine, RecoverReport, TurnRequest};
+use alisio_engine::compaction::budget::WINDOW_TRUST_LIMIT;
+use alisio_engine::compaction::CompactOutcome;
+use alisio_engine::config::{self, Strategy};
+use alisio_engine::events::{CompactionReason, Envelope};
+use alisio_engine::home::{CONFIG_FILE, DB_FILE};
+use alisio_engine::provider::wire::WireItem;
+use alisio_engine::store::{ModelCallRecord, SessionSummary, Store};
+use alisio_engine::tools::{Approver, FixedApprover};
+use alisio_engine::transcript::ToolCall;
+use alisio_engine::view::{self, ModelView, StoredView};
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use ts_rs::TS;
+
+pub use diff::TrimmedDiff;
+
+/// An error as the UI sees it: a stable code it may branch on, and a message for people.
+#[derive(Debug, Clone, PartialEq, Serialize, TS, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{message}")]
+pub struct IpcError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorCode {
+    /// Bad input or config (exit code 2 in the CLI).
+    Invalid,
+    /// The session has unacknowledged uncertain tool results.
+    Uncertain,
+    /// Provider, budget, database or other runtime failure.
+    Failed,
+}
+
+impl From<alisio_engine::Error> for IpcError {
+    fn from(err: alisio_engine::Error) -> Self {
+        let code = match err.exit_code() {
+            2 => ErrorCode::Invalid,
+            3 => ErrorCode::Uncertain,
+            _ => ErrorCode::Failed,
+        };
+        IpcError { code, message: err.to_string() }
+    }
+}
+
+pub type IpcResult<T> = Result<T, IpcError>;
+
+fn invalid(message: impl Into<String>) -> IpcError {
+    IpcError { code: ErrorCode::Invalid, message: message.into() }
+}
+
+/// Everything the backend pushes to the window.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum UiEvent {
+    /// An engine event (INTERFACES I4), including streamed text.
+    Engine { envelope: Envelope },
+    /// A tool call whose permission is "ask" waits for an answer (`answer_permission`).
+    PermissionRequest { id: u64, session: String, call: ToolCall, permission: String },
+    /// A turn started from the window ended; `error` is set when it failed.
+    TurnFinished { session: String, error: Option<String> },
+}
+
+/// The size of the next request against the limits that apply to it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextMeter {
+    pub strategy: String,
+    pub window_tokens: Option<u64>,
+    pub window_source: String,
+    pub threshold: f64,
+    pub max_context_chars: u64,
+    pub reducible_chars: u64,
+    pub tool_catalog_chars: u64,
+    pub estimated_tokens: u64,
+}
+
+/// A past request rebuilt from the ledger.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PastRequest {
+    pub call: ModelCallRecord,
+    pub messages: Vec<WireItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigDocument {
+    pub path: String,
+    /// The user's config file as stored (unknown keys included).
+    pub raw: Value,
+    /// The effective configuration with every default filled in.
+    pub effective: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionReport {
+    pub base_url: String,
+    pub model: String,
+    pub context_window: Option<u64>,
+    pub models: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactRequest {
+    pub session: String,
+    pub focus: Option<String>,
+    pub preview: bool,
+}
+
+type Emit = Arc<dyn Fn(UiEvent) + Send + Sync>;
+
+#[derive(Default)]
+struct Live {
+    turns: HashMap<String, CancellationToken>,
+    permissions: HashMap<u64, oneshot::Sender<bool>>,
+    next_permission: u64,
+}
+
+/// The app's backend: one store, an engine built from the current config, running turns.
+pub struct Backend {
+    home: PathBuf,
+    overlay: Option<PathBuf>,
+    store: Arc<Store>,
+    engine: Mutex<Arc<Engine>>,
+    live: Arc<Mutex<Live>>,
+    emit: Emit,
+}
+
+/// Asks the window before running tools whose permission is "ask".
+struct WindowApprover {
+    session: String,
+    live: Arc<Mutex<Live>>,
+    emit: Emit,
+}
+
+impl Approver for WindowApprover {
+    fn approve<'a>(&'a self, call: &'a ToolCall, permission_key: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            let id = {
+                let Ok(mut live) = self.live.lock() else { return false };
+                live.next_permission += 1;
+                let id = live.next_permission;
+                live.permissions.insert(id, tx);
+                id
+            };
+            (self.emit)(UiEvent::PermissionRequest {
+                id,
+                session: self.session.clone(),
+                call: call.clone(),
+                permission: permission_key.to_string(),
+            });
+            rx.await.unwrap_or(false)
+        })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Backend {
+    pub fn open(home: &Path, overlay: Option<PathBuf>, emit: Emit) -> IpcResult<Self> {
+        let loaded = config::load(home, overlay.as_deref())?;
+        let store = Arc::new(Store::open(&home.join(DB_FILE))?);
+        let engine = Arc::new(Engine::new(loaded.config, store.clone())?);
+        Ok(Self {
+            home: home.to_path_buf(),
+            overlay,
+            store,
+            engine: Mutex::new(engine),
+            live: Default::default(),
+            emit,
+        })
+    }
+
+    fn engine(&self) -> Arc<Engine> {
+        lock(&self.engine).clone()
+    }
+
+    /// On a first start (no sessions yet) the demo session is produced by the engine itself.
+    pub async fn ensure_demo(&self) -> IpcResult<Option<String>> {
+        if !self.store.list_sessions()?.is_empty() {
+            return Ok(None);
+        }
+        let workspace = self.home.join("demo-workspace");
+        Ok(Some(alisio_engine::demo::create_demo_session(self.store.clone(), &workspace).await?))
+    }
+
+    pub fn list_sessions(&self) -> IpcResult<Vec<SessionSummary>> {
+        Ok(self.store.list_sessions()?)
+    }
+
+    pub fn stored_view(&self, session: &str) -> IpcResult<StoredView> {
+        Ok(view::stored_view(&self.store, session)?)
+    }
+
+    pub fn model_view(&self, session: &str) -> IpcResult<ModelView> {
+        let engine = self.engine();
+        Ok(view::model_view(&self.store, &engine.provider, &engine.config, session)?)
+    }
+
+    /// Rebuilds exactly what a past request carried, from the records it names.
+    pub fn past_request(&self, session: &str, call_id: i64) -> IpcResult<PastRequest> {
+        let record = self.store.resolve_session(session)?;
+        let call = self
+            .store
+            .model_calls(&record.id)?
+            .into_iter()
+            .find(|c| c.id == call_id)
+            .ok_or_else(|| invalid(format!("no model call {call_id} in this session")))?;
+        let seqs = view::expand_ranges(&call.message_ranges);
+        let mut messages = self.store.messages_by_seq(&record.id, &seqs)?;
+        messages.sort_by_key(|m| (m.anchor, m.seq));
+        let system: String = self.store.read(|conn| {
+            Ok(conn.query_row("SELECT system_prompt FROM model_calls WHERE id = ?1", [call_id], |r| r.get(0))?)
+        })?;
+        let engine = self.engine();
+        let mut wire = engine.provider.wire_messages(&system, messages);
+        if let Some(appended) = call.params.get("appendedUserMessage").and_then(Value::as_str) {
+            wire.push(WireItem::Text { role: "user", content: appended.to_string() });
+        }
+        Ok(PastRequest { call, messages: wire })
+    }
+
+    pub async fn context_meter(&self, session: &str) -> IpcResult<ContextMeter> {
+        let engine = self.engine();
+        let record = self.store.resolve_session(session)?;
+        let pressure = engine.pressure(&record)?;
+        let (window_tokens, window_source) = match engine.config.provider.context_window {
+            Some(w) => (Some(w), "provider.contextWindow"),
+            None => match engine.context_window().await {
+                Some(w) => (Some(w), "GET /models"),
+                None => (None, "unknown"),
+            },
+        };
+        let cache = engine.cache_strategy_active();
+        Ok(ContextMeter {
+            strategy: if cache { "cache".into() } else { "native".into() },
+            window_source: if window_tokens.is_some_and(|w| w > WINDOW_TRUST_LIMIT) {
+                format!("{window_source} (over 2,000,000: not trusted)")
+            } else {
+                window_source.to_string()
+            },
+            window_tokens,
+            threshold: if cache {
+                engine.config.cache_compact.threshold / 100.0
+            } else {
+                engine.config.compaction.threshold
+            },
+            max_context_chars: engine.config.limits.max_context_chars,
+            reducible_chars: pressure.reducible_chars,
+            tool_catalog_chars: pressure.tool_catalog_chars,
+            estimated_tokens: pressure.request_tokens(),
+        })
+    }
+
+    /// The original beside the reduced copy the model got (for a message cut by the reduction).
+    pub async fn trimmed_diff(&self, session: &str, seq: i64) -> IpcResult<TrimmedDiff> {
+        let record = self.store.resolve_session(session)?;
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || -> IpcResult<TrimmedDiff> {
+            let copy = store.messages_by_seq(&record.id, &[seq])?.pop().ok_or_else(|| invalid("no such message"))?;
+            let Some(by) = copy.created_by.filter(|_| copy.truncated) else {
+                return Err(invalid(format!("message {seq} was not trimmed")));
+            };
+            let original_seq: i64 = store.read(|conn| {
+                Ok(conn.query_row(
+                    "SELECT seq FROM messages WHERE session_id = ?1 AND compacted_by = ?2 AND anchor = ?3 ORDER BY seq DESC LIMIT 1",
+                    (&record.id, by, copy.anchor),
+                    |r| r.get(0),
+                )?)
+            })?;
+            let original = store.messages_by_seq(&record.id, &[original_seq])?.pop().ok_or_else(|| invalid("original missing"))?;
+            let (lines, beyond) = diff::line_diff(&original.content, &copy.content);
+            let original_chars = original.content.chars().count() as u64;
+            let reduced_chars = copy.content.chars().count() as u64;
+            Ok(TrimmedDiff {
+                seq,
+                original_seq,
+                tool_call_id: copy.tool_call_id,
+                original_chars,
+                reduced_chars,
+                cut_chars: original_chars.saturating_sub(reduced_chars),
+                beyond_window_chars: beyond,
+                lines,
+            })
+        })
+        .await
+        .map_err(|e| IpcError { code: ErrorCode::Failed, message: format!("the diff task failed: {e}") })?
+    }
+
+    pub async fn compact(&self, request: CompactRequest) -> IpcResult<CompactOutcome> {
+        let engine = self.engine();
+        let session = self.store.resolve_session(&request.session)?;
+        let emit = self.emit.clone();
+        let sink = move |envelope: &Envelope| emit(UiEvent::Engine { envelope: envelope.clone() });
+        let cancel = CancellationToken::new();
+        Ok(engine
+            .compact(&session, CompactionReason::Manual, request.focus.as_deref(), request.preview, &sink, &cancel)
+            .await?)
+    }
+
+    pub fn apply_proposal(&self, session: &str, proposal: i64, edited: Option<String>) -> IpcResult<CompactOutcome> {
+        let engine = self.engine();
+        let session = self.store.resolve_session(session)?;
+        let emit = self.emit.clone();
+        let sink = move |envelope: &Envelope| emit(UiEvent::Engine { envelope: envelope.clone() });
+        Ok(engine.apply_proposal(&session, proposal, edited.as_deref(), &sink)?)
+    }
+
+    pub fn discard_proposal(&self, session: &str, proposal: i64) -> IpcResult<()> {
+        let session = self.store.resolve_session(session)?;
+        Ok(self.store.discard_proposal(&session.id, proposal)?)
+    }
+
+    pub fn undo_compaction(&self, session: &str) -> IpcResult<Vec<i64>> {
+        let engine = self.engine();
+        let session = self.store.resolve_session(session)?;
+        let emit = self.emit.clone();
+        let sink = move |envelope: &Envelope| emit(UiEvent::Engine { envelope: envelope.clone() });
+        Ok(engine.undo_compaction(&session, &sink)?)
+    }
+
+    /// SPEC S3, by click: records each uncertain result as "result unknown"; re-runs nothing.
+    pub fn acknowledge_uncertain(&self, session: &str) -> IpcResult<RecoverReport> {
+        Ok(self.engine().recover(session)?)
+    }
+
+    /// Starts a turn in the background; progress arrives as events. Returns the session id.
+    pub async fn run_turn(&self, session: Option<String>, prompt: String) -> IpcResult<String> {
+        if prompt.trim().is_empty() {
+            return Err(invalid("the prompt is empty"));
+        }
+        let engine = self.engine();
+        let workspace = match &session {
+            Some(id) => PathBuf::from(self.store.resolve_session(id)?.workspace),
+            None => std::env::current_dir().map_err(|e| invalid(format!("no current directory: {e}")))?,
+        };
+        // The session id is known once the engine has created or resolved it: wait for that event.
+        let (id_tx, id_rx) = oneshot::channel::<String>();
+        let id_tx = Mutex::new(Some(id_tx));
+        let emit = self.emit.clone();
+        let live = self.live.clone();
+        let cancel = CancellationToken::new();
+        let turn_cancel = cancel.clone();
+        tokio::spawn(async move {
+            let session_id = Arc::new(Mutex::new(String::new()));
+            let seen = session_id.clone();
+            let live_for_sink = live.clone();
+            let cancel_for_sink = turn_cancel.clone();
+            let emit_for_sink = emit.clone();
+            let sink = move |envelope: &Envelope| {
+                if let alisio_engine::events::Event::Session { id } = &envelope.event {
+                    *lock(&seen) = id.clone();
+                    lock(&live_for_sink).turns.insert(id.clone(), cancel_for_sink.clone());
+                    if let Some(tx) = lock(&id_tx).take() {
+                        let _ = tx.send(id.clone());
+                    }
+                }
+                emit_for_sink(UiEvent::Engine { envelope: envelope.clone() });
+            };
+            let approver: Arc<dyn Approver> = match session.clone() {
+                Some(id) => Arc::new(WindowApprover { session: id, live: live.clone(), emit: emit.clone() }),
+                None => Arc::new(FixedApprover(false)),
+            };
+            let request = TurnRequest { session, prompt, workspace, approver };
+            let result = engine.run_turn(request, &sink, &turn_cancel).await;
+            let id = lock(&session_id).clone();
+            lock(&live).turns.remove(&id);
+            emit(UiEvent::TurnFinished { session: id, error: result.err().map(|e| e.to_string()) });
+        });
+        id_rx
+            .await
+            .map_err(|_| IpcError { code: ErrorCode::Failed, message: "the turn ended before it started".into() })
+    }
+
+    pub fn cancel_turn(&self, session: &str) -> bool {
+        match lock(&self.live).turns.get(session) {
+            Some(cancel) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn answer_permission(&self, id: u64, approve: bool) -> IpcResult<()> {
+        let sender = lock(&self.live)
+            .permissions
+            .remove(&id)
+            .ok_or_else(|| invalid(format!("no pending permission request {id}")))?;
+        let _ = sender.send(approve);
+        Ok(())
+    }
+
+    pub fn get_config(&self) -> IpcResult<ConfigDocument> {
+        let path = self.home.join(CONFIG_FILE);
+        let raw = match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .map_err(|e| invalid(format!("{} is not valid JSON: {e}", path.display())))?,
+            Err(_) => Value::Object(Default::default()),
+        };
+        let effective = serde_json::to_value(&self.engine().config).map_err(|e| invalid(e.to_string()))?;
+        Ok(ConfigDocument { path: path.display().to_string(), raw, effective })
+    }
+
+    /// Validates like the CLI (naming the key and range), writes `config.json`, rebuilds the engine.
+    pub fn save_config(&self, raw: Value) -> IpcResult<ConfigDocument> {
+        config::from_value(&raw)?;
+        let path = self.home.join(CONFIG_FILE);
+        let text = serde_json::to_string_pretty(&raw).map_err(|e| invalid(e.to_string()))?;
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, &path)).map_err(|e| IpcError {
+            code: ErrorCode::Failed,
+            message: format!("cannot write {}: {e}", path.display()),
+        })?;
+        let loaded = config::load(&self.home, self.overlay.as_deref())?;
+        *lock(&self.engine) = Arc::new(Engine::new(loaded.config, self.store.clone())?);
+        self.get_config()
+    }
+
+    /// `GET /models` with the given (unsaved) config.
+    pub async fn test_connection(&self, raw: Value) -> IpcResult<ConnectionReport> {
+        let config = config::from_value(&raw)?;
+        let provider = alisio_engine::provider::Provider::new(&config.provider)?;
+        let models = provider.list_models().await?;
+        let ids = models
+            .get("data")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
+            .unwrap_or_default();
+        Ok(ConnectionReport {
+            context_window: config.provider.context_window.or(provider.fetch_context_window().await.unwrap_or(None)),
+            base_url: config.provider.base_url,
+            model: config.provider.model,
+            models: ids,
+        })
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.engine().config.compaction.strategy
+    }
+}

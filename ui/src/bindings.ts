@@ -1,0 +1,116 @@
+// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.
+// Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-ipc
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
+
+export type Role = "system" | "user" | "assistant" | "tool";
+
+export type ToolCall = { 
+/**
+ * Provider-assigned call id, kept byte for byte.
+ */
+id: string, name: string, 
+/**
+ * The JSON arguments exactly as the model produced them.
+ */
+arguments: string, };
+
+export type Api = "chat" | "responses";
+
+export type Session = { id: string, title: string, workspace: string, createdAt: string, updatedAt: string, };
+
+export type SessionSummary = { id: string, title: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, createdAt: string, lastActivity: string, };
+
+export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, };
+
+export type JournalState = "requested" | "started" | "finished" | "uncertain" | "acknowledged";
+
+export type ModelCallRecord = { id: number, purpose: string, api: string, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
+
+export type CompactionRecord = { id: number, kind: Kind, reason: string, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+
+export type Kind = "checkpoint" | "reduction";
+
+export type Status = "proposed" | "applied" | "discarded" | "reverted";
+
+export type WireItem = { role: string, content: string, } | { role: string, content: string | null, tool_calls: Array<ChatCall>, } | { role: string, tool_call_id: string | null, content: string, } | { type: string, call_id: string, name: string, arguments: string, } | { type: string, call_id: string | null, output: string, } | JsonValue;
+
+export type ChatCall = { id: string, type: string, function: ChatFunction, };
+
+export type ChatFunction = { name: string, arguments: string, };
+
+export type ModelView = { session: string, api: Api, model: string, messages: Array<WireItem>, toolCatalogChars: number, chars: number, estimatedTokens: number, };
+
+export type StoredView = { session: Session, messages: Array<StoredMessage>, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, };
+
+export type StoredMessage = { seq: number, anchor: number, role: Role, content: string, chars: number, toolCalls: Array<ToolCall>, toolCallId: string | null, compacted: boolean, summary: boolean, truncated: boolean, 
+/**
+ * A recovered "result unknown", or an assistant message whose call is still uncertain.
+ */
+uncertain: boolean, reverted: boolean, createdBy: number | null, compactedBy: number | null, createdAt: string, };
+
+export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: string, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+
+export type Envelope = { v: number, session: string, ts: string, } & ({ "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
+
+export type Event = { "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
+
+export type CompactionReason = "manual" | "auto" | "budget" | "cache";
+
+export type Size = { chars: number, tokens: number, };
+
+export type CompactOutcome = { "outcome": "completed", compaction: number, partial: boolean, } | { "outcome": "proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, rendered: string, } | { "outcome": "skipped", reason: string, } | { "outcome": "failed", error: string, };
+
+export type Checkpoint = { sections?: Record<string, string | Array<string>>, text?: string, 
+/**
+ * Values of the fields plugins asked for, by field name.
+ */
+pluginFields?: Record<string, JsonValue>, };
+
+export type RecoverReport = { session: string, 
+/**
+ * Calls whose uncertainty was recorded as their result.
+ */
+acknowledged: Array<JournalEntry>, 
+/**
+ * Calls that never started, answered as not run.
+ */
+notRun: Array<JournalEntry>, };
+
+export type IpcError = { code: ErrorCode, message: string, };
+
+export type ErrorCode = "invalid" | "uncertain" | "failed";
+
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, };
+
+export type ContextMeter = { strategy: string, windowTokens: number | null, windowSource: string, threshold: number, maxContextChars: number, reducibleChars: number, toolCatalogChars: number, estimatedTokens: number, };
+
+export type PastRequest = { call: ModelCallRecord, messages: Array<WireItem>, };
+
+export type ConfigDocument = { path: string, 
+/**
+ * The user's config file as stored (unknown keys included).
+ */
+raw: JsonValue, 
+/**
+ * The effective configuration with every default filled in.
+ */
+effective: JsonValue, };
+
+export type ConnectionReport = { baseUrl: string, model: string, contextWindow: number | null, models: Array<string>, };
+
+export type CompactRequest = { session: string, focus: string | null, preview: boolean, };
+
+export type TrimmedDiff = { 
+/**
+ * The reduced copy the model got, and the stored original.
+ */
+seq: number, originalSeq: number, toolCallId: string | null, originalChars: number, reducedChars: number, cutChars: number, 
+/**
+ * Characters of the original beyond the diff window (not diffed, only counted).
+ */
+beyondWindowChars: number, lines: Array<DiffLine>, };
+
+export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
+
+export type LineTag = "equal" | "delete" | "insert" | "skipped";
