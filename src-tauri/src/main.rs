@@ -1,5 +1,6 @@
 //! `alisio`: with a subcommand it runs headless (INTERFACES I1, I3); without one it opens the app.
 
+mod app;
 mod cli;
 mod human;
 
@@ -15,13 +16,7 @@ fn main() -> ExitCode {
             let code = cli::run(command, args.global);
             ExitCode::from(u8::try_from(code).unwrap_or(1))
         }
-        None => {
-            eprintln!(
-                "alisio: the desktop window is not part of this build yet. Use a subcommand: \
-                 `alisio run PROMPT`, `alisio sessions list`, … (see `alisio --help`)."
-            );
-            ExitCode::from(2)
-        }
+        None => ExitCode::from(u8::try_from(app::run(args.global)).unwrap_or(1)),
     }
 }
 

@@ -1,0 +1,101 @@
+//! Tauri commands: each one calls the `Backend` function of the same name.
+
+use alisio_engine::agent::RecoverReport;
+use alisio_engine::compaction::CompactOutcome;
+use alisio_engine::store::SessionSummary;
+use alisio_engine::view::{ModelView, StoredView};
+use alisio_ipc::{
+    Backend, CompactRequest, ConfigDocument, ConnectionReport, ContextMeter, IpcResult, PastRequest, TrimmedDiff,
+};
+use serde_json::Value;
+use tauri::State;
+
+#[tauri::command]
+pub async fn list_sessions(backend: State<'_, Backend>) -> IpcResult<Vec<SessionSummary>> {
+    backend.list_sessions()
+}
+
+#[tauri::command]
+pub async fn stored_view(backend: State<'_, Backend>, session: String) -> IpcResult<StoredView> {
+    backend.stored_view(&session)
+}
+
+#[tauri::command]
+pub async fn model_view(backend: State<'_, Backend>, session: String) -> IpcResult<ModelView> {
+    backend.model_view(&session)
+}
+
+#[tauri::command]
+pub async fn past_request(backend: State<'_, Backend>, session: String, call: i64) -> IpcResult<PastRequest> {
+    backend.past_request(&session, call)
+}
+
+#[tauri::command]
+pub async fn context_meter(backend: State<'_, Backend>, session: String) -> IpcResult<ContextMeter> {
+    backend.context_meter(&session).await
+}
+
+#[tauri::command]
+pub async fn trimmed_diff(backend: State<'_, Backend>, session: String, seq: i64) -> IpcResult<TrimmedDiff> {
+    backend.trimmed_diff(&session, seq).await
+}
+
+#[tauri::command]
+pub async fn compact(backend: State<'_, Backend>, request: CompactRequest) -> IpcResult<CompactOutcome> {
+    backend.compact(request).await
+}
+
+#[tauri::command]
+pub async fn apply_proposal(
+    backend: State<'_, Backend>,
+    session: String,
+    proposal: i64,
+    edited: Option<String>,
+) -> IpcResult<CompactOutcome> {
+    backend.apply_proposal(&session, proposal, edited)
+}
+
+#[tauri::command]
+pub async fn discard_proposal(backend: State<'_, Backend>, session: String, proposal: i64) -> IpcResult<()> {
+    backend.discard_proposal(&session, proposal)
+}
+
+#[tauri::command]
+pub async fn undo_compaction(backend: State<'_, Backend>, session: String) -> IpcResult<Vec<i64>> {
+    backend.undo_compaction(&session)
+}
+
+#[tauri::command]
+pub async fn acknowledge_uncertain(backend: State<'_, Backend>, session: String) -> IpcResult<RecoverReport> {
+    backend.acknowledge_uncertain(&session)
+}
+
+#[tauri::command]
+pub async fn run_turn(backend: State<'_, Backend>, session: Option<String>, prompt: String) -> IpcResult<String> {
+    backend.run_turn(session, prompt).await
+}
+
+#[tauri::command]
+pub async fn cancel_turn(backend: State<'_, Backend>, session: String) -> IpcResult<bool> {
+    Ok(backend.cancel_turn(&session))
+}
+
+#[tauri::command]
+pub async fn answer_permission(backend: State<'_, Backend>, id: u64, approve: bool) -> IpcResult<()> {
+    backend.answer_permission(id, approve)
+}
+
+#[tauri::command]
+pub async fn get_config(backend: State<'_, Backend>) -> IpcResult<ConfigDocument> {
+    backend.get_config()
+}
+
+#[tauri::command]
+pub async fn save_config(backend: State<'_, Backend>, raw: Value) -> IpcResult<ConfigDocument> {
+    backend.save_config(raw)
+}
+
+#[tauri::command]
+pub async fn test_connection(backend: State<'_, Backend>, raw: Value) -> IpcResult<ConnectionReport> {
+    backend.test_connection(raw).await
+}

@@ -1,0 +1,69 @@
+//! The desktop window: a thin Tauri layer over `alisio-ipc`. Commands become `Backend` calls on the
+//! async runtime; backend events are forwarded to the window as `alisio://event`.
+
+mod commands;
+
+use std::sync::Arc;
+
+use alisio_engine::home::alisio_home;
+use alisio_ipc::{Backend, UiEvent};
+use tauri::{Emitter, Manager};
+
+use crate::cli::GlobalArgs;
+
+pub const EVENT: &str = "alisio://event";
+
+/// Opens the window. Returns the process exit code.
+pub fn run(global: GlobalArgs) -> i32 {
+    let result = tauri::Builder::default()
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            let emit = Arc::new(move |event: UiEvent| {
+                if let Err(err) = handle.emit(EVENT, &event) {
+                    tracing::warn!("cannot deliver an event to the window: {err}");
+                }
+            });
+            let backend = Backend::open(&alisio_home(), global.config.clone(), emit)?;
+            app.manage(backend);
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                let backend = handle.state::<Backend>();
+                match backend.ensure_demo().await {
+                    Ok(Some(id)) => {
+                        tracing::info!("created the demo session {id}");
+                        let _ = handle.emit("alisio://sessions-changed", &id);
+                    }
+                    Ok(None) => {}
+                    Err(err) => tracing::warn!("could not create the demo session: {err}"),
+                }
+            });
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::list_sessions,
+            commands::stored_view,
+            commands::model_view,
+            commands::past_request,
+            commands::context_meter,
+            commands::trimmed_diff,
+            commands::compact,
+            commands::apply_proposal,
+            commands::discard_proposal,
+            commands::undo_compaction,
+            commands::acknowledge_uncertain,
+            commands::run_turn,
+            commands::cancel_turn,
+            commands::answer_permission,
+            commands::get_config,
+            commands::save_config,
+            commands::test_connection,
+        ])
+        .run(tauri::generate_context!("tauri.conf.json"));
+    match result {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("alisio: the window could not start: {err}");
+            1
+        }
+    }
+}

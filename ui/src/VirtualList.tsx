@@ -1,0 +1,81 @@
+// A virtualized list with measured row heights: only the rows in view (plus a margin) are in the
+// DOM, so a 100,000-message session paints as fast as a short one.
+import type { ComponentChildren } from "preact";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { firstVisible, offsets } from "./logic";
+
+const OVERSCAN_PX = 600;
+
+export function VirtualList(props: {
+  count: number;
+  keyOf: (index: number) => string;
+  estimate: (index: number) => number;
+  render: (index: number) => ComponentChildren;
+  scrollToIndex?: number | null;
+  testId?: string;
+}) {
+  const { count, keyOf, estimate, render, scrollToIndex, testId } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const measured = useRef(new Map<string, number>());
+  const [version, setVersion] = useState(0);
+  const [top, setTop] = useState(0);
+  const [viewport, setViewport] = useState(800);
+
+  const prefix = useMemo(() => {
+    const heights = new Array<number>(count);
+    for (let i = 0; i < count; i++) heights[i] = measured.current.get(keyOf(i)) ?? estimate(i);
+    return offsets(heights);
+    // `version` changes when measurements arrive.
+  }, [count, keyOf, estimate, version]);
+
+  const start = firstVisible(prefix, Math.max(0, top - OVERSCAN_PX));
+  let end = start;
+  while (end < count && prefix[end] < top + viewport + OVERSCAN_PX) end++;
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => setViewport(el.clientHeight));
+    observer.observe(el);
+    setViewport(el.clientHeight);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    if (scrollToIndex === null || scrollToIndex === undefined || !scroller.current) return;
+    scroller.current.scrollTop = prefix[Math.min(scrollToIndex, count)];
+    // Jump once per request; later measurements must not pull the view back.
+  }, [scrollToIndex]);
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    let changed = false;
+    for (const child of Array.from(el.querySelectorAll<HTMLElement>(":scope > .vlist-inner > .vrow"))) {
+      const key = child.dataset.key as string;
+      const h = child.offsetHeight;
+      if (h > 0 && measured.current.get(key) !== h) {
+        measured.current.set(key, h);
+        changed = true;
+      }
+    }
+    if (changed) setVersion((v) => v + 1);
+  });
+
+  const rows = [];
+  for (let i = start; i < end; i++) {
+    const key = keyOf(i);
+    rows.push(
+      <div class="vrow" key={key} data-key={key} style={{ transform: `translateY(${prefix[i]}px)` }}>
+        {render(i)}
+      </div>,
+    );
+  }
+  return (
+    <div class="vlist" ref={scroller} data-testid={testId} onScroll={(e) => setTop((e.currentTarget as HTMLDivElement).scrollTop)}>
+      <div class="vlist-inner" style={{ height: `${prefix[count]}px` }}>
+        {rows}
+      </div>
+    </div>
+  );
+}

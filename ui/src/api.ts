@@ -1,0 +1,53 @@
+// Typed calls into the backend. Every type comes from the generated bindings.
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type {
+  CompactOutcome,
+  CompactRequest,
+  ConfigDocument,
+  ConnectionReport,
+  ContextMeter,
+  JsonValue,
+  ModelView,
+  PastRequest,
+  RecoverReport,
+  SessionSummary,
+  StoredView,
+  TrimmedDiff,
+  UiEvent,
+} from "./bindings";
+
+export const api = {
+  listSessions: () => invoke<SessionSummary[]>("list_sessions"),
+  storedView: (session: string) => invoke<StoredView>("stored_view", { session }),
+  modelView: (session: string) => invoke<ModelView>("model_view", { session }),
+  pastRequest: (session: string, call: number) => invoke<PastRequest>("past_request", { session, call }),
+  contextMeter: (session: string) => invoke<ContextMeter>("context_meter", { session }),
+  trimmedDiff: (session: string, seq: number) => invoke<TrimmedDiff>("trimmed_diff", { session, seq }),
+  compact: (request: CompactRequest) => invoke<CompactOutcome>("compact", { request }),
+  applyProposal: (session: string, proposal: number, edited: string | null) =>
+    invoke<CompactOutcome>("apply_proposal", { session, proposal, edited }),
+  discardProposal: (session: string, proposal: number) => invoke<void>("discard_proposal", { session, proposal }),
+  undoCompaction: (session: string) => invoke<number[]>("undo_compaction", { session }),
+  acknowledgeUncertain: (session: string) => invoke<RecoverReport>("acknowledge_uncertain", { session }),
+  runTurn: (session: string | null, prompt: string) => invoke<string>("run_turn", { session, prompt }),
+  cancelTurn: (session: string) => invoke<boolean>("cancel_turn", { session }),
+  answerPermission: (id: number, approve: boolean) => invoke<void>("answer_permission", { id, approve }),
+  getConfig: () => invoke<ConfigDocument>("get_config"),
+  saveConfig: (raw: JsonValue) => invoke<ConfigDocument>("save_config", { raw }),
+  testConnection: (raw: JsonValue) => invoke<ConnectionReport>("test_connection", { raw }),
+};
+
+export function onUiEvent(handler: (event: UiEvent) => void): Promise<UnlistenFn> {
+  return listen<UiEvent>("alisio://event", (e) => handler(e.payload));
+}
+
+export function onSessionsChanged(handler: () => void): Promise<UnlistenFn> {
+  return listen("alisio://sessions-changed", () => handler());
+}
+
+/** The human message of an IPC error (or anything thrown). */
+export function errorMessage(error: unknown): string {
+  if (error && typeof error === "object" && "message" in error) return String((error as { message: unknown }).message);
+  return String(error);
+}

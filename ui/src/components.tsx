@@ -1,0 +1,192 @@
+// Presentational pieces of the window: message cards, checkpoint cards, the context meter, diffs.
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import type { CompactionView, ContextMeter, StoredMessage, TrimmedDiff, WireItem } from "./bindings";
+import { formatChars, formatTokens, meterParts, preview, SECTIONS } from "./logic";
+
+export function Collapsible(props: { text: string; testId?: string }) {
+  const [open, setOpen] = useState(false);
+  const shown = open ? { text: props.text, hidden: 0 } : preview(props.text);
+  return (
+    <div class="collapsible">
+      <pre class="content" data-testid={props.testId}>{shown.text}</pre>
+      {shown.hidden > 0 && (
+        <button class="link" onClick={() => setOpen(true)}>
+          Show all ({formatChars(props.text.length)}, {formatChars(shown.hidden)} hidden)
+        </button>
+      )}
+      {open && props.text.length > 1200 && (
+        <button class="link" onClick={() => setOpen(false)}>
+          Collapse
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Flags(props: { m: StoredMessage }) {
+  const { m } = props;
+  return (
+    <span class="flags">
+      {m.compacted && <span class="flag compacted">compacted</span>}
+      {m.summary && <span class="flag summary">checkpoint</span>}
+      {m.truncated && <span class="flag truncated">trimmed</span>}
+      {m.uncertain && <span class="flag uncertain">uncertain</span>}
+      {m.reverted && <span class="flag reverted">reverted</span>}
+    </span>
+  );
+}
+
+/** A checkpoint's seven sections (or its text), with the partial warning. */
+export function CheckpointCard(props: { compaction: CompactionView | undefined; fallback: string }) {
+  const c = props.compaction;
+  const checkpoint = (c?.checkpoint ?? {}) as { sections?: Record<string, string | string[]>; text?: string; pluginFields?: Record<string, unknown> };
+  const reports = Array.isArray(c?.pluginReports) ? (c?.pluginReports as Array<Record<string, unknown>>) : [];
+  return (
+    <div class="checkpoint" data-testid="checkpoint-card">
+      <div class="checkpoint-head">
+        <strong>{c?.reason === "cache" ? "Prior work summary" : "Checkpoint"}</strong>
+        {c && (
+          <span class="muted">
+            #{c.id} · {c.reason}
+            {c.focus ? ` · focus: ${c.focus}` : ""} · {c.summarizedMessages} messages → {formatChars(c.checkpointChars)}
+          </span>
+        )}
+      </div>
+      {c?.partial && (
+        <div class="warning" data-testid="partial-warning">
+          Partial checkpoint: the summary was cut by its output budget, so later details may be missing. Consider raising
+          <code> compaction.maxOutputTokens</code>.
+        </div>
+      )}
+      {checkpoint.sections ? (
+        <dl class="sections">
+          {SECTIONS.filter(([key]) => checkpoint.sections && key in checkpoint.sections).map(([key, heading]) => {
+            const value = checkpoint.sections?.[key];
+            return (
+              <div class="section" data-testid={`section-${key}`} key={key}>
+                <dt>{heading}</dt>
+                <dd>{Array.isArray(value) ? <ul>{value.map((v) => <li>{v}</li>)}</ul> : <p>{value}</p>}</dd>
+              </div>
+            );
+          })}
+        </dl>
+      ) : (
+        <Collapsible text={checkpoint.text ?? props.fallback} />
+      )}
+      {checkpoint.pluginFields && Object.keys(checkpoint.pluginFields).length > 0 && (
+        <div class="plugin-fields">
+          <span class="muted">Plugin fields</span>
+          <pre class="content">{JSON.stringify(checkpoint.pluginFields, null, 2)}</pre>
+        </div>
+      )}
+      {reports.length > 0 && (
+        <ul class="reports">
+          {reports.map((r) => (
+            <li>
+              <strong>{String(r.plugin ?? "plugin")}</strong>: {String(r.summary ?? "")}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Meter(props: { meter: ContextMeter | null }) {
+  const m = props.meter;
+  if (!m) return <div class="meter muted">measuring…</div>;
+  const parts = meterParts(m);
+  return (
+    <div class="meter" data-testid="context-meter">
+      <div class="meter-bar" title={`${Math.round(parts.used * 100)} % of ${parts.limitLabel}`}>
+        <div class={`meter-used ${parts.over ? "over" : ""}`} style={{ width: `${parts.used * 100}%` }} />
+        <div class="meter-catalog" style={{ width: `${parts.catalog * 100}%` }} />
+        <div class="meter-threshold" style={{ left: `${parts.threshold * 100}%` }} />
+      </div>
+      <div class="meter-legend">
+        ≈ {formatTokens(m.estimatedTokens)} of {parts.limitLabel} · threshold {Math.round(parts.threshold * 100)} % ·{" "}
+        tool catalog {formatChars(m.toolCatalogChars)} · conversation {formatChars(m.reducibleChars)} / hard limit{" "}
+        {formatChars(m.maxContextChars)} · strategy {m.strategy}
+      </div>
+    </div>
+  );
+}
+
+/** One item of a request as the model receives it. */
+export function WireCard(props: { item: WireItem; index: number }) {
+  const item = props.item as Record<string, unknown>;
+  const role = String(item.role ?? item.type ?? "item");
+  const content = item.content ?? item.output;
+  const calls = Array.isArray(item.tool_calls) ? (item.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }>) : [];
+  return (
+    <div class={`wire role-${role}`} data-testid="wire-item">
+      <div class="msg-head">
+        <span class="role">{role}</span>
+        <span class="muted">#{props.index}</span>
+        {typeof item.tool_call_id === "string" && <span class="muted">result of {item.tool_call_id}</span>}
+        {typeof item.call_id === "string" && <span class="muted">{String(item.call_id)}</span>}
+      </div>
+      {typeof content === "string" ? <Collapsible text={content} /> : content === undefined && calls.length === 0 ? <pre class="content">{JSON.stringify(item, null, 2)}</pre> : null}
+      {calls.map((c) => (
+        <div class="call">
+          → <strong>{c.function.name}</strong> <span class="muted">{c.id}</span>
+          <pre class="content">{c.function.arguments}</pre>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function DiffTable(props: { diff: TrimmedDiff }) {
+  const d = props.diff;
+  return (
+    <div class="diff" data-testid="diff-view">
+      <div class="diff-head">
+        Stored original #{d.originalSeq} ({formatChars(d.originalChars)}) ↔ what the model got #{d.seq} (
+        {formatChars(d.reducedChars)}) · cut {formatChars(d.cutChars)}
+        {d.beyondWindowChars > 0 && ` · ${formatChars(d.beyondWindowChars)} beyond the diff window not shown`}
+      </div>
+      <table class="diff-table">
+        <thead>
+          <tr>
+            <th colSpan={2}>Original (stored)</th>
+            <th colSpan={2}>Sent to the model</th>
+          </tr>
+        </thead>
+        <tbody>
+          {d.lines.map((l) =>
+            l.tag === "skipped" ? (
+              <tr class="skipped">
+                <td colSpan={4}>⋯ {l.text}</td>
+              </tr>
+            ) : (
+              <tr class={l.tag}>
+                <td class="ln">{l.oldLine ?? ""}</td>
+                <td class="old">{l.tag !== "insert" ? l.text : ""}</td>
+                <td class="ln">{l.newLine ?? ""}</td>
+                <td class="new">{l.tag !== "delete" ? l.text : ""}</td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; testId?: string }) {
+  return (
+    <div class="overlay" onKeyDown={(e) => e.key === "Escape" && props.onClose()}>
+      <div class="dialog" role="dialog" aria-label={props.title} data-testid={props.testId}>
+        <div class="dialog-head">
+          <strong>{props.title}</strong>
+          <button class="link" onClick={props.onClose} aria-label="Close">
+            ✕
+          </button>
+        </div>
+        {props.children}
+      </div>
+    </div>
+  );
+}

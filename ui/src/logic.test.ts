@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import type { CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
+import { filterSessions, firstVisible, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+
+let seq = 0;
+function msg(partial: Partial<StoredMessage>): StoredMessage {
+  seq += 1;
+  return {
+    seq, anchor: seq, role: "user", content: "", chars: 0, toolCalls: [], toolCallId: null, compacted: false, summary: false,
+    truncated: false, uncertain: false, reverted: false, createdBy: null, compactedBy: null, createdAt: "2026-11-30T00:00:00Z",
+    ...partial,
+  };
+}
+
+function compaction(id: number, kind: "checkpoint" | "reduction" = "checkpoint"): CompactionView {
+  return {
+    id, kind, reason: "manual", focus: null, status: "applied", partial: false, checkpoint: {}, summarizedRanges: [],
+    summarizedMessages: 0, summarizedChars: 0, checkpointChars: 0, beforeChars: 0, afterChars: 0, pluginReports: [],
+    pluginFields: {}, injectContext: [], modelCallId: null, createdAt: "", appliedAt: null, revertedAt: null, summarizedSeqs: [],
+  };
+}
+
+function view(messages: StoredMessage[], compactions: CompactionView[] = []): StoredView {
+  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, compactions, toolCalls: [], modelCalls: [] };
+}
+
+describe("storedRows", () => {
+  it("groups compacted messages per compaction and folds tool results into their call", () => {
+    seq = 0;
+    const messages = [
+      msg({ content: "old question", compacted: true, compactedBy: 1, chars: 12 }),
+      msg({ role: "assistant", toolCalls: [{ id: "c1", name: "grep", arguments: "{}" }], compacted: true, compactedBy: 1, chars: 8 }),
+      msg({ role: "tool", toolCallId: "c1", content: "hit", compacted: true, compactedBy: 1, chars: 3 }),
+      msg({ content: "## Checkpoint", summary: true, createdBy: 1 }),
+      msg({ content: "new question" }),
+      msg({ role: "assistant", toolCalls: [{ id: "c2", name: "read_file", arguments: "{}" }] }),
+      msg({ role: "tool", toolCallId: "c2", content: "file" }),
+    ];
+    const closed = storedRows(view(messages, [compaction(1)]), new Set());
+    expect(closed.map((r) => (r.kind === "group" ? `group ${r.count} ${r.chars}` : r.message.content || r.message.role))).toEqual([
+      "group 3 23",
+      "## Checkpoint",
+      "new question",
+      "assistant",
+    ]);
+    const last = closed[3];
+    expect(last.kind === "message" && last.results.get("c2")?.content).toBe("file");
+
+    const open = storedRows(view(messages, [compaction(1)]), new Set([1]));
+    expect(open.length).toBe(6);
+    expect(open[1].kind === "message" && open[1].depth).toBe(1);
+    expect(open[2].kind === "message" && open[2].results.get("c1")?.content).toBe("hit");
+  });
+
+  it("keeps an orphan tool result visible", () => {
+    seq = 0;
+    const rows = storedRows(view([msg({ role: "tool", toolCallId: "lost", content: "orphan" })]), new Set());
+    expect(rows).toHaveLength(1);
+  });
+});
+
+describe("meterParts", () => {
+  const base: ContextMeter = {
+    strategy: "native", windowTokens: 10_000, windowSource: "GET /models", threshold: 0.85, maxContextChars: 800_000,
+    reducibleChars: 30_000, toolCatalogChars: 4_000, estimatedTokens: 8_500,
+  };
+  it("measures against a trusted window, catalog included", () => {
+    const parts = meterParts(base);
+    expect(parts.limitTokens).toBe(10_000);
+    expect(parts.used).toBeCloseTo(0.85);
+    expect(parts.catalog).toBeCloseTo(0.1);
+    expect(parts.over).toBe(true);
+  });
+  it("falls back to maxContextChars / 4 for unknown or untrusted windows", () => {
+    expect(meterParts({ ...base, windowTokens: null }).limitTokens).toBe(200_000);
+    expect(meterParts({ ...base, windowTokens: 5_000_000 }).limitLabel).toContain("maxContextChars / 4");
+  });
+});
+
+describe("search and commands", () => {
+  it("finds messages by content and tool arguments", () => {
+    seq = 0;
+    const messages = [msg({ content: "Parser errors" }), msg({ role: "assistant", toolCalls: [{ id: "x", name: "grep", arguments: "{\"pattern\":\"ParseError\"}" }] })];
+    expect(searchMessages(messages, "parseerror")).toEqual([2]);
+    expect(searchMessages(messages, "parse")).toEqual([1, 2]);
+    expect(searchMessages(messages, "parser")).toEqual([1]);
+    expect(searchMessages(messages, "  ")).toEqual([]);
+  });
+  it("filters sessions", () => {
+    const sessions = [{ id: "01a", title: "Demo", workspace: "/w" }, { id: "02b", title: "Other", workspace: "/x" }];
+    expect(filterSessions(sessions, "demo").map((s) => s.id)).toEqual(["01a"]);
+    expect(filterSessions(sessions, "").length).toBe(2);
+  });
+  it("parses /compact with and without a focus", () => {
+    expect(parseSlashCompact("/compact the parser bug")).toEqual({ focus: "the parser bug" });
+    expect(parseSlashCompact("/compact")).toEqual({ focus: null });
+    expect(parseSlashCompact("/compactor")).toBeNull();
+    expect(parseSlashCompact("please /compact")).toBeNull();
+  });
+});
+
+describe("virtual list math", () => {
+  it("finds the first visible row", () => {
+    const prefix = offsets([10, 20, 30, 40]);
+    expect(prefix).toEqual([0, 10, 30, 60, 100]);
+    expect(firstVisible(prefix, 0)).toBe(0);
+    expect(firstVisible(prefix, 29)).toBe(1);
+    expect(firstVisible(prefix, 30)).toBe(2);
+    expect(firstVisible(prefix, 99)).toBe(3);
+  });
+  it("handles 100,000 rows quickly enough to be linear", () => {
+    const prefix = offsets(new Array(100_000).fill(48));
+    expect(firstVisible(prefix, 48 * 50_000 + 1)).toBe(50_000);
+  });
+});

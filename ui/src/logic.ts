@@ -1,0 +1,182 @@
+// Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
+// so it is unit-tested with Vitest.
+import type { CompactionView, ContextMeter, StoredMessage, StoredView, ToolCall } from "./bindings";
+
+/** One row of the stored transcript. */
+export type Row =
+  | { kind: "message"; message: StoredMessage; results: Map<string, StoredMessage>; depth: number }
+  | { kind: "group"; compaction: number; reason: string; count: number; chars: number; firstSeq: number; open: boolean; depth: number };
+
+/** What a row shows for a tool call's result. */
+export function resultsFor(view: StoredView): Map<string, StoredMessage[]> {
+  const byCall = new Map<string, StoredMessage[]>();
+  for (const m of view.messages) {
+    if (m.role === "tool" && m.toolCallId) {
+      const list = byCall.get(m.toolCallId) ?? [];
+      list.push(m);
+      byCall.set(m.toolCallId, list);
+    }
+  }
+  return byCall;
+}
+
+/**
+ * Stored-view rows: compacted messages grouped by the compaction that hid them (collapsed unless
+ * `open` has its id), tool results folded into the assistant message that called them.
+ */
+export function storedRows(view: StoredView, open: Set<number>): Row[] {
+  const compactions = new Map<number, CompactionView>(view.compactions.map((c) => [c.id, c]));
+  const rows: Row[] = [];
+  const results = resultsFor(view);
+  const shownAsResult = new Set<number>();
+  const pick = (m: StoredMessage): Map<string, StoredMessage> => {
+    const map = new Map<string, StoredMessage>();
+    for (const call of m.toolCalls) {
+      const candidates = results.get(call.id) ?? [];
+      // The result that sits in the same state (live / compacted) as the call.
+      const match = candidates.find((r) => r.compacted === m.compacted && !shownAsResult.has(r.seq)) ?? candidates[0];
+      if (match) {
+        map.set(call.id, match);
+        shownAsResult.add(match.seq);
+      }
+    }
+    return map;
+  };
+  let i = 0;
+  const messages = view.messages;
+  while (i < messages.length) {
+    const m = messages[i];
+    if (m.compacted && m.compactedBy !== null) {
+      const by = m.compactedBy;
+      const start = i;
+      while (i < messages.length && messages[i].compacted && messages[i].compactedBy === by) i++;
+      const span = messages.slice(start, i);
+      const record = compactions.get(by);
+      const isOpen = open.has(by);
+      rows.push({
+        kind: "group",
+        compaction: by,
+        reason: record ? `${record.kind === "reduction" ? "reduction" : "compaction"} · ${record.reason}` : "compaction",
+        count: span.length,
+        chars: span.reduce((n, x) => n + x.chars, 0),
+        firstSeq: span[0].seq,
+        open: isOpen,
+        depth: 0,
+      });
+      if (isOpen) {
+        for (const x of span) {
+          if (x.role === "tool" && shownAsResult.has(x.seq)) continue;
+          rows.push({ kind: "message", message: x, results: pick(x), depth: 1 });
+        }
+      }
+      continue;
+    }
+    if (!(m.role === "tool" && shownAsResult.has(m.seq))) {
+      rows.push({ kind: "message", message: m, results: pick(m), depth: 0 });
+    }
+    i++;
+  }
+  // Results follow their call, so they were folded into it above; orphans stay as their own rows.
+  return rows;
+}
+
+/** "12,345 chars" / "1.2 MB". */
+export function formatChars(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M chars`;
+  return `${n.toLocaleString("en-US")} chars`;
+}
+
+export function formatTokens(n: number): string {
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n.toLocaleString("en-US")} tokens`;
+}
+
+/** Where the next request stands against its limits, as fractions for the meter. */
+export function meterParts(m: ContextMeter): {
+  limitTokens: number;
+  limitLabel: string;
+  used: number;
+  catalog: number;
+  threshold: number;
+  over: boolean;
+} {
+  const fallback = Math.floor(m.maxContextChars / 4);
+  const trusted = m.windowTokens !== null && m.windowTokens <= 2_000_000;
+  const limitTokens = trusted ? (m.windowTokens as number) : fallback;
+  const limitLabel = trusted ? `window ${formatTokens(limitTokens)} (${m.windowSource})` : `maxContextChars / 4 = ${formatTokens(fallback)}`;
+  const catalogTokens = Math.ceil(m.toolCatalogChars / 4);
+  return {
+    limitTokens,
+    limitLabel,
+    used: Math.min(1, m.estimatedTokens / limitTokens),
+    catalog: Math.min(1, catalogTokens / limitTokens),
+    threshold: m.threshold,
+    over: m.estimatedTokens >= m.threshold * limitTokens,
+  };
+}
+
+/** Seqs of messages matching `query` (case-insensitive) in content, tool names or arguments. */
+export function searchMessages(messages: StoredMessage[], query: string): number[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return [];
+  return messages
+    .filter(
+      (m) =>
+        m.content.toLowerCase().includes(q) ||
+        m.toolCalls.some((c: ToolCall) => c.name.toLowerCase().includes(q) || c.arguments.toLowerCase().includes(q)),
+    )
+    .map((m) => m.seq);
+}
+
+/** Sessions matching a search (title, id or workspace). */
+export function filterSessions<T extends { id: string; title: string; workspace: string }>(sessions: T[], query: string): T[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return sessions;
+  return sessions.filter((s) => [s.title, s.id, s.workspace].some((field) => field.toLowerCase().includes(q)));
+}
+
+/** `/compact focus words` typed in the composer. */
+export function parseSlashCompact(text: string): { focus: string | null } | null {
+  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return null;
+  const focus = (match[1] ?? "").trim();
+  return { focus: focus.length ? focus : null };
+}
+
+/** Long outputs are collapsed past this many characters. */
+export const COLLAPSE_AT = 1200;
+
+export function preview(text: string, limit = COLLAPSE_AT): { text: string; hidden: number } {
+  if (text.length <= limit) return { text, hidden: 0 };
+  return { text: text.slice(0, limit), hidden: text.length - limit };
+}
+
+/** The seven checkpoint sections in order, with their headings. */
+export const SECTIONS: Array<[string, string]> = [
+  ["goal", "Goal"],
+  ["instructions", "User instructions/constraints"],
+  ["discoveries", "Discoveries"],
+  ["accomplished", "Accomplished"],
+  ["currentState", "Current state"],
+  ["nextSteps", "Next steps"],
+  ["relevantFiles", "Relevant files"],
+];
+
+/** Fixed-height-estimate prefix sums for the virtual list. */
+export function offsets(heights: number[]): number[] {
+  const out = new Array<number>(heights.length + 1);
+  out[0] = 0;
+  for (let i = 0; i < heights.length; i++) out[i + 1] = out[i] + heights[i];
+  return out;
+}
+
+/** First index whose row ends below `top` (binary search over prefix sums). */
+export function firstVisible(prefix: number[], top: number): number {
+  let lo = 0;
+  let hi = prefix.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (prefix[mid + 1] <= top) lo = mid + 1;
+    else hi = mid;
+  }
+  return Math.max(0, lo);
+}
