@@ -325,7 +325,7 @@ export function App() {
               setOpen(next);
             }}
           >
-            {row.open ? "▾" : "▸"} {row.count} messages hidden from the model by {row.reason} #{row.compaction} ·{" "}
+            {row.open ? "▾" : "▸"} {row.count} message{row.count === 1 ? "" : "s"} hidden from the model by {row.reason} #{row.compaction} ·{" "}
             {formatChars(row.chars)}
           </button>
         </div>

@@ -43,7 +43,13 @@ fn cut(text: &str) -> Value {
            "usage": {"prompt_tokens": 2100, "completion_tokens": 512}})
 }
 
-fn script() -> Vec<Value> {
+/// Answers for turns, and answers for summarizer calls (which carry `tool_choice: "none"`).
+struct Script {
+    turns: VecDeque<Value>,
+    summaries: VecDeque<Value>,
+}
+
+fn script() -> Script {
     let checkpoint = json!({
         "goal": "Make the configuration parser report every error with its line number.",
         "instructions": ["Keep the public API of parse_config unchanged", "Run the tests after each change"],
@@ -54,7 +60,7 @@ fn script() -> Vec<Value> {
         "relevantFiles": ["src/parser.rs", "tests/parse.rs", "build.log"],
     });
     let partial = r#"{"goal": "Make the configuration parser report every error with its line number.", "instructions": ["Keep the public API of parse_config unchanged"], "discoveries": ["ParseError now carries the line", "The tokenizer tracks lines in Cursor::line"], "accomplished": ["Added the line field to ParseError", "Threaded the line through the tok"#;
-    vec![
+    let turns = vec![
         calls(
             "I'll look for where parse errors are created.",
             &[
@@ -65,7 +71,6 @@ fn script() -> Vec<Value> {
         answer("Parse errors are created in src/parser.rs by `ParseError::new(message)`; no line number is recorded."),
         calls("Let me read the build log.", &[("call_log-3", "read_file", json!({"path": "build.log"}))]),
         answer("The log is long; the three failing tests are in tests/parse.rs and all expect a line number in the message."),
-        answer(&checkpoint.to_string()),
         calls(
             "Adding the line field.",
             &[(
@@ -75,12 +80,12 @@ fn script() -> Vec<Value> {
             )],
         ),
         answer("ParseError now has a `line` field. Next: pass the line from the tokenizer."),
-        cut(partial),
-    ]
+    ];
+    Script { turns: turns.into(), summaries: vec![answer(&checkpoint.to_string()), cut(partial)].into() }
 }
 
 /// Serves the script as an OpenAI-compatible chat endpoint (whole answers, no streaming).
-async fn serve(listener: TcpListener, script: Arc<Mutex<VecDeque<Value>>>, stop: CancellationToken) {
+async fn serve(listener: TcpListener, script: Arc<Mutex<Script>>, stop: CancellationToken) {
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -115,7 +120,13 @@ async fn serve(listener: TcpListener, script: Arc<Mutex<VecDeque<Value>>>, stop:
                 }
             }
             let is_post = buf.starts_with(b"POST");
-            let next = if is_post { script.lock().ok().and_then(|mut s| s.pop_front()) } else { None };
+            let request: Value = serde_json::from_slice(&buf[head_end..]).unwrap_or(Value::Null);
+            let summarizer = request.get("tool_choice").and_then(Value::as_str) == Some("none");
+            let next = match script.lock() {
+                Ok(mut s) if is_post && summarizer => s.summaries.pop_front(),
+                Ok(mut s) if is_post => s.turns.pop_front(),
+                _ => None,
+            };
             let (status, body) = match next {
                 Some(answer) => ("200 OK", answer.to_string()),
                 None => {
@@ -159,12 +170,12 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
         TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::io("cannot start the demo provider", e))?;
     let addr = listener.local_addr().map_err(|e| Error::io("cannot start the demo provider", e))?;
     let stop = CancellationToken::new();
-    tokio::spawn(serve(listener, Arc::new(Mutex::new(script().into())), stop.clone()));
+    tokio::spawn(serve(listener, Arc::new(Mutex::new(script())), stop.clone()));
 
     let raw = json!({
         "provider": {"id": "demo", "baseUrl": format!("http://{addr}/v1"), "model": "scripted-demo", "stream": false,
                      "contextWindow": 32768, "maxRetries": 0},
-        "compaction": {"keepTurns": 1, "maxOutputTokens": 512},
+        "compaction": {"auto": false, "keepTurns": 1, "maxOutputTokens": 512},
         "limits": {"maxContextChars": 24000},
         "permissions": {"shell": "deny", "write": "allow"},
         "plugins": [],

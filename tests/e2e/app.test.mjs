@@ -1,0 +1,127 @@
+// End-to-end: the real Alisio window under Xvfb, driven through tauri-driver + WebKitWebDriver.
+// Run by tests/e2e/run.sh (which builds the app with the bundled UI and starts Xvfb).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Driver } from "./webdriver.mjs";
+import { startScriptedServer } from "./scripted-server.mjs";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const app = process.env.ALISIO_APP ?? path.join(root, "target/debug/alisio");
+const shots = process.env.ALISIO_SCREENSHOTS;
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "alisio-e2e-"));
+const checkpoint = {
+  goal: "Report parse errors with line numbers",
+  instructions: ["Keep parse_config's API"],
+  discoveries: ["ParseError lacks a line field"],
+  accomplished: ["Added the line field"],
+  currentState: "Tests pending",
+  nextSteps: ["Run the parser tests again"],
+  relevantFiles: ["src/parser.rs"],
+};
+
+let server;
+let driver;
+let tauriDriver;
+
+function cli(...args) {
+  return JSON.parse(execFileSync(app, [...args, "--json"], { env: { ...process.env, ALISIO_HOME: home } }).toString());
+}
+
+async function shot(name) {
+  if (!shots) return;
+  fs.mkdirSync(shots, { recursive: true });
+  fs.writeFileSync(path.join(shots, `${name}.png`), await driver.screenshot());
+}
+
+before(async () => {
+  server = await startScriptedServer(["The parser tests will need the line field first.", JSON.stringify(checkpoint)]);
+  fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
+  tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4444"], {
+    env: { ...process.env, ALISIO_HOME: home, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  driver = await Driver.connect("http://127.0.0.1:4444", app);
+});
+
+after(async () => {
+  await driver?.close();
+  tauriDriver?.kill();
+  server?.close();
+});
+
+test("the demo session: views, checkpoints, diffs, acknowledging, compacting with a focus, undo", async () => {
+  // First start on a fresh machine: the engine produced the demo session by itself.
+  const demo = await driver.waitFor("[data-testid=session-item]", { text: "Demo", timeoutMs: 60_000 });
+  await driver.click(demo);
+  await driver.waitFor("[data-testid=uncertain-badge]");
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]");
+  await driver.waitFor("[data-testid=uncertain-banner]", { text: "cargo test --test parse" });
+  await shot("stored-view");
+
+  // Stored view: compacted history is grouped; checkpoints are cards with their sections.
+  const groups = await driver.findAll("[data-testid=compacted-group]");
+  assert.ok(groups.length >= 1, "compacted messages are grouped");
+  const goal = await driver.waitFor("[data-testid=stored-view] [data-testid=section-goal]");
+  assert.match(await driver.text(goal), /line number/);
+  await driver.waitFor("[data-testid=partial-warning]", { text: "compaction.maxOutputTokens" });
+
+  // Model view: exactly what the next request carries.
+  await driver.click(await driver.waitFor("[data-testid=tab-model]"));
+  const summary = await driver.waitFor("[data-testid=model-summary]", { text: "Next request" });
+  const modelView = cli("sessions", "show", await sessionId(), "--view", "model");
+  assert.match(await driver.text(summary), new RegExp(`${modelView.messages.length} messages`));
+  await shot("model-view");
+
+  // Trimmed output: the original beside what the model got.
+  await driver.click(await driver.waitFor("[data-testid=tab-diffs]"));
+  await driver.click(await driver.waitFor("[data-testid=trimmed-item]"));
+  const diff = await driver.waitFor("[data-testid=diff-view]", { text: "cut" });
+  assert.match(await driver.text(diff), /truncated by context budget/);
+  await shot("trimmed-diff");
+
+  // Acknowledge the uncertain tool call by clicking.
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
+  await driver.click(await driver.waitFor("[data-testid=acknowledge-banner]"));
+  await driver.waitFor("[data-testid=notice]", { text: "result unknown" });
+
+  // A turn from the composer (streamed), then compact with a focus typed as /compact.
+  const composer = await driver.waitFor("[data-testid=composer]");
+  await driver.type(composer, "What comes next?");
+  await driver.click(await driver.waitFor("[data-testid=send]"));
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "line field first", timeoutMs: 30_000 });
+  await driver.click(await driver.waitFor("[data-testid=compact-button]"));
+  await driver.type(await driver.waitFor("[data-testid=focus-input]"), "e2e focus on the parser");
+  await driver.click(await driver.waitFor("[data-testid=compact-confirm]"));
+  await driver.waitFor("[data-testid=notice]", { text: "applied", timeoutMs: 30_000 });
+  await driver.click(await driver.waitFor("[data-testid=tab-timeline]"));
+  await driver.waitFor("[data-testid=timeline-entry]", { text: "e2e focus on the parser" });
+  await shot("timeline");
+  const nextSteps = await driver.waitFor("[data-testid=section-nextSteps]", { text: "Run the parser tests again" });
+  assert.ok(nextSteps);
+
+  // The summarizer got the live request with the focus appended.
+  const ask = server.received[1].messages.at(-1).content;
+  assert.match(ask, /Focus the checkpoint on: e2e focus on the parser/);
+
+  // Undo: the database shows the compaction reverted, nothing deleted.
+  await driver.click(await driver.waitFor("[data-testid=undo-button]"));
+  await driver.waitFor("[data-testid=notice]", { text: "Reverted" });
+  const stored = cli("sessions", "show", await sessionId());
+  const manual = stored.compactions.filter((c) => c.focus === "e2e focus on the parser");
+  assert.equal(manual.length, 1);
+  assert.equal(manual[0].status, "reverted");
+  assert.ok(stored.toolCalls.some((t) => t.callId === "call_tests-5" && t.state === "acknowledged"));
+  assert.ok(stored.messages.some((m) => m.reverted && m.summary), "the reverted checkpoint stays stored");
+});
+
+async function sessionId() {
+  const sessions = cli("sessions", "list");
+  const demo = sessions.find((s) => s.title.startsWith("Demo"));
+  assert.ok(demo, "the demo session exists");
+  return demo.id;
+}
+

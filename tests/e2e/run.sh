@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the app with the bundled UI and runs the window tests under Xvfb.
+# Set ALISIO_SCREENSHOTS=DIR to also save screenshots of the main views there.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
+(cd ui && npm run build --silent)
+cargo build --locked -p alisio --features custom-protocol
+export NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent
+xvfb-run -a -s "-screen 0 1280x800x24" node --test tests/e2e/app.test.mjs

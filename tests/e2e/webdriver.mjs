@@ -1,0 +1,86 @@
+// A minimal WebDriver client over fetch (W3C protocol), enough to drive the real window.
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+export class Driver {
+  constructor(base, session) {
+    this.base = base;
+    this.session = session;
+  }
+
+  static async connect(base, application, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    let lastError;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${base}/session`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ capabilities: { alwaysMatch: { "tauri:options": { application } } } }),
+        });
+        const body = await res.json();
+        if (res.ok) return new Driver(base, body.value.sessionId);
+        lastError = JSON.stringify(body);
+      } catch (error) {
+        lastError = String(error);
+      }
+      await sleep(500);
+    }
+    throw new Error(`could not open a WebDriver session: ${lastError}`);
+  }
+
+  async cmd(method, path, body) {
+    const res = await fetch(`${this.base}/session/${this.session}${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value)}`);
+    return json.value;
+  }
+
+  async findAll(css) {
+    const found = await this.cmd("POST", "/elements", { using: "css selector", value: css });
+    return found.map((e) => e[ELEMENT]);
+  }
+
+  /** Waits until `css` matches (and, if given, an element's text contains `text`). */
+  async waitFor(css, { text, timeoutMs = 20_000 } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (const id of await this.findAll(css)) {
+        if (text === undefined || (await this.text(id)).includes(text)) return id;
+      }
+      await sleep(150);
+    }
+    throw new Error(`timed out waiting for ${css}${text ? ` containing ${JSON.stringify(text)}` : ""}`);
+  }
+
+  async click(id) {
+    await this.cmd("POST", `/element/${id}/click`, {});
+  }
+
+  async type(id, text) {
+    await this.cmd("POST", `/element/${id}/value`, { text });
+  }
+
+  async text(id) {
+    return this.cmd("GET", `/element/${id}/text`);
+  }
+
+  async screenshot() {
+    return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");
+  }
+
+  async execute(script, args = []) {
+    return this.cmd("POST", "/execute/sync", { script, args });
+  }
+
+  async close() {
+    await fetch(`${this.base}/session/${this.session}`, { method: "DELETE" }).catch(() => {});
+  }
+}
+
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
