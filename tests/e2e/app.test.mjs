@@ -54,6 +54,15 @@ after(async () => {
 });
 
 test("the demo session: views, checkpoints, diffs, acknowledging, compacting with a focus, undo", async () => {
+  try {
+    await demoFlow();
+  } catch (error) {
+    fs.writeFileSync(path.join(os.tmpdir(), "alisio-e2e-failure.png"), await driver.screenshot().catch(() => Buffer.alloc(0)));
+    throw error;
+  }
+});
+
+async function demoFlow() {
   // First start on a fresh machine: the engine produced the demo session by itself.
   const demo = await driver.waitFor("[data-testid=session-item]", { text: "Demo", timeoutMs: 60_000 });
   await driver.click(demo);
@@ -116,7 +125,7 @@ test("the demo session: views, checkpoints, diffs, acknowledging, compacting wit
   assert.equal(manual[0].status, "reverted");
   assert.ok(stored.toolCalls.some((t) => t.callId === "call_tests-5" && t.state === "acknowledged"));
   assert.ok(stored.messages.some((m) => m.reverted && m.summary), "the reverted checkpoint stays stored");
-});
+}
 
 async function sessionId() {
   const sessions = cli("sessions", "list");

@@ -64,8 +64,9 @@ export class Driver {
     await this.cmd("POST", `/element/${id}/value`, { text });
   }
 
+  /** The element's text content (rendered-text rules would drop clipped, ellipsized text). */
   async text(id) {
-    return this.cmd("GET", `/element/${id}/text`);
+    return this.execute("return arguments[0].textContent", [{ [ELEMENT]: id }]);
   }
 
   async screenshot() {

@@ -1,7 +1,7 @@
 // The window: sessions on the left, the transcript (stored / model / timeline / diffs) in the
 // middle, the inspector (context meter, checkpoint, model calls) on the right, the composer below.
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, errorMessage, onSessionsChanged, onUiEvent } from "./api";
+import { api, errorMessage, onUiEvent } from "./api";
 import type {
   CompactOutcome,
   ContextMeter,
@@ -87,9 +87,16 @@ export function App() {
   }, [loadSessions, loadSession]);
 
   useEffect(() => {
-    loadSessions();
+    // On a first start the engine produces the demo session before the list is shown.
+    setBusy("Preparing…");
+    api
+      .ensureDemo()
+      .catch(fail)
+      .finally(() => {
+        setBusy(null);
+        loadSessions();
+      });
     const unlisten = [
-      onSessionsChanged(() => loadSessions()),
       onUiEvent((event) => {
         if (event.kind === "permissionRequest") {
           setPermission({ id: event.id, session: event.session, call: event.call, permission: event.permission });
@@ -433,7 +440,7 @@ export function App() {
               Compact…
             </button>
             <button class="secondary" onClick={undo} disabled={!latestCheckpoint} data-testid="undo-button" title="Ctrl+Shift+Z">
-              Undo compaction
+              Undo
             </button>
           </div>
         </header>

@@ -18,6 +18,7 @@ import type {
 } from "./bindings";
 
 export const api = {
+  ensureDemo: () => invoke<string | null>("ensure_demo"),
   listSessions: () => invoke<SessionSummary[]>("list_sessions"),
   storedView: (session: string) => invoke<StoredView>("stored_view", { session }),
   modelView: (session: string) => invoke<ModelView>("model_view", { session }),
@@ -40,10 +41,6 @@ export const api = {
 
 export function onUiEvent(handler: (event: UiEvent) => void): Promise<UnlistenFn> {
   return listen<UiEvent>("alisio://event", (e) => handler(e.payload));
-}
-
-export function onSessionsChanged(handler: () => void): Promise<UnlistenFn> {
-  return listen("alisio://sessions-changed", () => handler());
 }
 
 /** The human message of an IPC error (or anything thrown). */

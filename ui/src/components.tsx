@@ -148,6 +148,12 @@ export function DiffTable(props: { diff: TrimmedDiff }) {
         {d.beyondWindowChars > 0 && ` · ${formatChars(d.beyondWindowChars)} beyond the diff window not shown`}
       </div>
       <table class="diff-table">
+        <colgroup>
+          <col class="ln-col" />
+          <col />
+          <col class="ln-col" />
+          <col />
+        </colgroup>
         <thead>
           <tr>
             <th colSpan={2}>Original (stored)</th>

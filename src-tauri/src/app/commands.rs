@@ -10,6 +10,12 @@ use alisio_ipc::{
 use serde_json::Value;
 use tauri::State;
 
+/// On a first start (no sessions yet) the engine produces the demo session; returns its id.
+#[tauri::command]
+pub async fn ensure_demo(backend: State<'_, Backend>) -> IpcResult<Option<String>> {
+    backend.ensure_demo().await
+}
+
 #[tauri::command]
 pub async fn list_sessions(backend: State<'_, Backend>) -> IpcResult<Vec<SessionSummary>> {
     backend.list_sessions()

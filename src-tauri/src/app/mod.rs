@@ -25,21 +25,10 @@ pub fn run(global: GlobalArgs) -> i32 {
             });
             let backend = Backend::open(&alisio_home(), global.config.clone(), emit)?;
             app.manage(backend);
-            let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                let backend = handle.state::<Backend>();
-                match backend.ensure_demo().await {
-                    Ok(Some(id)) => {
-                        tracing::info!("created the demo session {id}");
-                        let _ = handle.emit("alisio://sessions-changed", &id);
-                    }
-                    Ok(None) => {}
-                    Err(err) => tracing::warn!("could not create the demo session: {err}"),
-                }
-            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
+            commands::ensure_demo,
             commands::list_sessions,
             commands::stored_view,
             commands::model_view,

@@ -144,6 +144,7 @@ pub struct Backend {
     engine: Mutex<Arc<Engine>>,
     live: Arc<Mutex<Live>>,
     emit: Emit,
+    demo: tokio::sync::Mutex<()>,
 }
 
 /// Asks the window before running tools whose permission is "ask".
@@ -191,6 +192,7 @@ impl Backend {
             engine: Mutex::new(engine),
             live: Default::default(),
             emit,
+            demo: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -200,6 +202,7 @@ impl Backend {
 
     /// On a first start (no sessions yet) the demo session is produced by the engine itself.
     pub async fn ensure_demo(&self) -> IpcResult<Option<String>> {
+        let _once = self.demo.lock().await;
         if !self.store.list_sessions()?.is_empty() {
             return Ok(None);
         }
