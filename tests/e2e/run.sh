@@ -6,5 +6,7 @@ cd "$(dirname "$0")/../.."
 command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
 (cd ui && npm run build --silent)
 cargo build --locked -p alisio --features custom-protocol
+target_dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)"
+export ALISIO_APP="$target_dir/debug/alisio"
 export NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent
 xvfb-run -a -s "-screen 0 1280x800x24" node --test tests/e2e/app.test.mjs
