@@ -331,7 +331,7 @@ async fn responses_mode_drops_opaque_items_of_the_summarized_span_only() {
 async fn sigkill_during_compaction_leaves_the_pre_or_post_state() {
     let mut script = answers(3);
     let trials = 50;
-    for _ in 0..trials {
+    for _ in 0..=trials {
         script.push(Reply::Answer(Answer::text(&checkpoint("crash goal", &["a fact"]))));
     }
     let h = Harness::with_config(script, json!({})).await;
@@ -339,6 +339,10 @@ async fn sigkill_during_compaction_leaves_the_pre_or_post_state() {
     let template = h.home.path().join("template.db");
     h.db().execute_batch(&format!("VACUUM INTO '{}'", template.display())).unwrap();
     let pre = h.rows("SELECT seq, compacted FROM messages ORDER BY seq");
+    // How long an uninterrupted compaction takes here, so the kills spread over its whole life.
+    let started = std::time::Instant::now();
+    h.command(&["compact", &session]).output().await.unwrap();
+    let lifetime_us = (started.elapsed().as_micros() as u64).max(1000) * 6 / 5;
     let (mut pre_seen, mut post_seen) = (0, 0);
     let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
     for _ in 0..trials {
@@ -349,7 +353,7 @@ async fn sigkill_during_compaction_leaves_the_pre_or_post_state() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let delay = Duration::from_micros(seed % 15_000);
+        let delay = Duration::from_micros(seed % lifetime_us);
         let mut child = h.command(&["compact", &session]).spawn().unwrap();
         tokio::time::sleep(delay).await;
         let _ = child.start_kill();

@@ -12,11 +12,12 @@ use crate::compaction::plugins::CompactionPlugin;
 use crate::compaction::TurnBudget;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::events::{now_rfc3339, Envelope, Event, EventSink};
+use crate::events::{Envelope, Event, EventSink};
+use crate::ledger::Outgoing;
 use crate::provider::{Completion, Provider, RequestOptions};
 use crate::store::journal::{self, Finish, JournalEntry, JournalState};
 use crate::store::sessions::append_message;
-use crate::store::{ModelCallStart, ModelCallUpdate, Session, Store};
+use crate::store::{Session, Store};
 use crate::tools::{Approver, ToolEnv, ToolOutput};
 use crate::transcript::{estimate_tokens, NewMessage, ToolCall};
 use crate::view::{system_prompt, PreparedRequest};
@@ -190,37 +191,12 @@ impl Engine {
         let live = self.store.live_messages(&session.id)?;
         let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
         let options = RequestOptions { max_tokens: self.config.limits.max_output_tokens, tool_choice_none: false };
-        let body = self.provider.build_body(&prepared.wire, &prepared.tools, options);
-        let params = serde_json::json!({"maxTokens": options.max_tokens, "stream": self.provider.config().stream});
-        let started_at = now_rfc3339();
-        let call_id = self.store.insert_model_call(&ModelCallStart {
-            session: &session.id,
-            purpose: "turn",
-            api: self.api_name(),
-            model: &self.provider.config().model,
-            system_prompt: &prepared.system,
-            message_ranges: &prepared.ranges,
-            params: &params,
-            tool_catalog_chars: prepared.tool_catalog_chars,
-            request_chars: prepared.request_chars(),
-            estimated_tokens: estimate_tokens(prepared.request_chars()),
-            started_at: &started_at,
-        })?;
-
         let session_id = session.id.clone();
         let mut on_delta = |text: &str| {
             sink.emit(&Envelope::new(&session_id, Event::TextDelta { text: text.to_string() }));
         };
-        let completion = match self.provider.send(&body, &mut on_delta, cancel).await {
-            Ok(completion) => completion,
-            Err(err) => {
-                self.store.finish_model_call(
-                    call_id,
-                    &ModelCallUpdate { error: Some(err.to_string()), ..Default::default() },
-                )?;
-                return Err(err);
-            }
-        };
+        let outgoing = Outgoing { purpose: "turn", prepared: &prepared, appended: None, options };
+        let (call_id, completion) = self.send_recorded(session, outgoing, &mut on_delta, cancel).await?;
         let message = NewMessage::assistant(
             completion.text.clone(),
             completion.tool_calls.clone(),

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod error;
 pub mod events;
 pub mod home;
+mod ledger;
 pub mod provider;
 pub mod store;
 pub mod tools;

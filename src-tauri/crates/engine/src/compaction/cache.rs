@@ -12,11 +12,11 @@ use super::CompactOutcome;
 use crate::agent::Engine;
 use crate::config::{Config, Strategy};
 use crate::error::{Error, Result};
-use crate::events::{now_rfc3339, CompactionReason, Event, EventSink};
-use crate::provider::wire::WireItem;
+use crate::events::{CompactionReason, Event, EventSink};
+use crate::ledger::Outgoing;
 use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, Kind, NewCompaction, Status};
-use crate::store::{ModelCallStart, ModelCallUpdate, Session};
+use crate::store::Session;
 use crate::transcript::estimate_tokens;
 use crate::view::{system_prompt, PreparedRequest};
 
@@ -105,43 +105,19 @@ impl Engine {
         let summarized_chars: u64 = live.iter().map(|m| m.chars).sum();
         let anchor = live.last().map(|m| m.anchor).unwrap_or(0);
         let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
-        let mut wire = prepared.wire.clone();
-        wire.push(WireItem::Text { role: "user", content: HANDOFF_REQUEST.into() });
         let max_tokens = self.config.cache_compact.summary_max_tokens;
         // Same system prompt, same tools array, same messages: only the appended request is new.
-        let body =
-            self.provider.build_body(&wire, &prepared.tools, RequestOptions { max_tokens, tool_choice_none: false });
-        let request_chars = prepared.request_chars() + HANDOFF_REQUEST.chars().count() as u64;
-        let params = json!({"maxTokens": max_tokens, "appendedUserMessage": HANDOFF_REQUEST});
-        let started_at = now_rfc3339();
-        let call_id = self.store.insert_model_call(&ModelCallStart {
-            session: &session.id,
+        let outgoing = Outgoing {
             purpose: "cache-summary",
-            api: self.api_name(),
-            model: &self.provider.config().model,
-            system_prompt: &prepared.system,
-            message_ranges: &prepared.ranges,
-            params: &params,
-            tool_catalog_chars: prepared.tool_catalog_chars,
-            request_chars,
-            estimated_tokens: estimate_tokens(request_chars),
-            started_at: &started_at,
-        })?;
-        let completion = match self.provider.send(&body, &mut |_| {}, cancel).await {
-            Ok(completion) => completion,
-            Err(Error::Cancelled) => {
-                self.store.finish_model_call(
-                    call_id,
-                    &ModelCallUpdate { error: Some("cancelled".into()), ..Default::default() },
-                )?;
-                return Err(Error::Cancelled);
-            }
+            prepared: &prepared,
+            appended: Some(HANDOFF_REQUEST),
+            options: RequestOptions { max_tokens, tool_choice_none: false },
+        };
+        let (call_id, completion) = match self.send_recorded(session, outgoing, &mut |_| {}, cancel).await {
+            Ok(sent) => sent,
+            Err(Error::Cancelled) => return Err(Error::Cancelled),
             Err(err) => {
                 let error = err.to_string();
-                self.store.finish_model_call(
-                    call_id,
-                    &ModelCallUpdate { error: Some(error.clone()), ..Default::default() },
-                )?;
                 self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
                 return Ok(CompactOutcome::Failed { error });
             }

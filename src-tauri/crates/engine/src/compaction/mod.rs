@@ -19,11 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::Engine;
 use crate::error::{Error, Result};
-use crate::events::{now_rfc3339, CompactionReason, Event, EventSink, Size};
-use crate::provider::wire::WireItem;
+use crate::events::{CompactionReason, Event, EventSink, Size};
+use crate::ledger::Outgoing;
 use crate::provider::RequestOptions;
 use crate::store::compactions::{self, Kind, NewCompaction, Status};
-use crate::store::{JournalState, ModelCallStart, ModelCallUpdate, Session};
+use crate::store::{JournalState, Session};
 use crate::transcript::{estimate_tokens, Message, MessageMeta, Role};
 use crate::view::{system_prompt, PreparedRequest};
 
@@ -175,42 +175,18 @@ impl Engine {
         let summarized: Vec<Message> = live[..cut].to_vec();
         let anchor = summarized.last().map(|m| m.anchor).unwrap_or(0);
         let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
-        let mut wire = prepared.wire.clone();
-        wire.push(WireItem::Text { role: "user", content: request_text.clone() });
         let max_tokens = self.config.compaction.max_output_tokens;
-        let body =
-            self.provider.build_body(&wire, &prepared.tools, RequestOptions { max_tokens, tool_choice_none: true });
-        let params = json!({"maxTokens": max_tokens, "toolChoice": "none", "appendedUserMessage": request_text});
-        let request_chars = prepared.request_chars() + request_text.chars().count() as u64;
-        let started_at = now_rfc3339();
-        let call_id = self.store.insert_model_call(&ModelCallStart {
-            session: &session.id,
+        let outgoing = Outgoing {
             purpose: "compaction",
-            api: self.api_name(),
-            model: &self.provider.config().model,
-            system_prompt: &prepared.system,
-            message_ranges: &prepared.ranges,
-            params: &params,
-            tool_catalog_chars: prepared.tool_catalog_chars,
-            request_chars,
-            estimated_tokens: estimate_tokens(request_chars),
-            started_at: &started_at,
-        })?;
-        let completion = match self.provider.send(&body, &mut |_| {}, cancel).await {
-            Ok(completion) => completion,
-            Err(Error::Cancelled) => {
-                self.store.finish_model_call(
-                    call_id,
-                    &ModelCallUpdate { error: Some("cancelled".into()), ..Default::default() },
-                )?;
-                return Err(Error::Cancelled);
-            }
+            prepared: &prepared,
+            appended: Some(&request_text),
+            options: RequestOptions { max_tokens, tool_choice_none: true },
+        };
+        let (call_id, completion) = match self.send_recorded(session, outgoing, &mut |_| {}, cancel).await {
+            Ok(sent) => sent,
+            Err(Error::Cancelled) => return Err(Error::Cancelled),
             Err(err) => {
                 let error = err.to_string();
-                self.store.finish_model_call(
-                    call_id,
-                    &ModelCallUpdate { error: Some(error.clone()), ..Default::default() },
-                )?;
                 self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
                 return Ok(CompactOutcome::Failed { error });
             }
@@ -400,32 +376,6 @@ impl Engine {
         let ids = self.store.undo_latest_compaction(&session.id)?;
         self.emit_event(sink, &session.id, Event::CompactionReverted { compactions: ids.clone() });
         Ok(ids)
-    }
-
-    pub(crate) fn api_name(&self) -> &'static str {
-        match self.provider.config().api {
-            crate::config::Api::Chat => "chat",
-            crate::config::Api::Responses => "responses",
-        }
-    }
-
-    pub(crate) fn ledger_update(
-        &self,
-        completion: &crate::provider::Completion,
-        response_seq: Option<i64>,
-    ) -> ModelCallUpdate {
-        let usage = &completion.usage;
-        ModelCallUpdate {
-            prompt_tokens: usage.prompt_tokens,
-            cached_tokens: usage.cached_tokens,
-            completion_tokens: usage.completion_tokens,
-            prompt_ms: usage.prompt_ms,
-            ttft_ms: completion.ttft_ms,
-            duration_ms: completion.duration_ms,
-            finish_reason: completion.finish_reason.clone(),
-            error: None,
-            response_seq,
-        }
     }
 }
 
