@@ -22,6 +22,10 @@ type Tab = "stored" | "model" | "timeline" | "diffs";
 type Permission = { id: number; session: string; call: ToolCall; permission: string };
 type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean } | { kind: "settings" } | null;
 
+/** Messages shown at once when a session opens; older ones follow in pages. */
+const FIRST_PAGE = 1500;
+const OLDER_PAGE = 10_000;
+
 const TABS: Array<[Tab, string, string]> = [
   ["stored", "Stored", "Ctrl+1"],
   ["model", "Model view", "Ctrl+2"],
@@ -40,9 +44,10 @@ export function App() {
   const [meter, setMeter] = useState<ContextMeter | null>(null);
   const [open, setOpen] = useState<Set<number>>(new Set());
   const [search, setSearch] = useState("");
-  const [scrollTo, setScrollTo] = useState<number | null>(null);
+  const [scrollTo, setScrollTo] = useState<{ index: number } | null>(null);
   const [diff, setDiff] = useState<TrimmedDiff | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  const [loading, setLoading] = useState<string | null>(null);
   const [streaming, setStreaming] = useState("");
   const [running, setRunning] = useState<string | null>(null);
   const [dialog, setDialog] = useState<DialogState>(null);
@@ -68,11 +73,14 @@ export function App() {
     }
   }, []);
 
-  const loadSession = useCallback(async (id: string) => {
+  const loadSession = useCallback(async (id: string, first: boolean) => {
     try {
-      const [view, next] = await Promise.all([api.storedView(id), api.modelView(id)]);
+      // A long session is shown from its end at once, then completed page by page.
+      const [view, next] = await Promise.all([api.storedView(id, FIRST_PAGE), api.modelView(id)]);
       if (selectedRef.current !== id) return;
       setStored(view);
+      if (first) setScrollTo({ index: Number.MAX_SAFE_INTEGER });
+      if (view.hasOlder) loadOlder(id, view);
       setWire({ messages: next.messages, label: "Next request", chars: next.chars, catalog: next.toolCatalogChars });
       setCallChoice(null);
       api.contextMeter(id).then((m) => selectedRef.current === id && setMeter(m)).catch(fail);
@@ -81,9 +89,28 @@ export function App() {
     }
   }, []);
 
+  const paging = useRef(0);
+  const loadOlder = async (id: string, view: StoredView) => {
+    const generation = ++paging.current;
+    let messages = view.messages;
+    let more = view.hasOlder;
+    while (more && messages.length > 0 && paging.current === generation && selectedRef.current === id) {
+      setLoading(`Loading earlier messages… ${messages.length.toLocaleString("en-US")} shown`);
+      const older = await api.olderMessages(id, messages[0].anchor, messages[0].seq, OLDER_PAGE).catch((e) => {
+        fail(e);
+        return [];
+      });
+      if (paging.current !== generation || selectedRef.current !== id) return;
+      more = older.length === OLDER_PAGE;
+      messages = [...older, ...messages];
+      setStored((current) => (current ? { ...current, messages, hasOlder: more } : current));
+    }
+    if (paging.current === generation) setLoading(null);
+  };
+
   const refresh = useCallback(async () => {
     await loadSessions();
-    if (selectedRef.current) await loadSession(selectedRef.current);
+    if (selectedRef.current) await loadSession(selectedRef.current, false);
   }, [loadSessions, loadSession]);
 
   useEffect(() => {
@@ -151,7 +178,7 @@ export function App() {
     setMeter(null);
     setDiff(null);
     setOpen(new Set());
-    if (selected) loadSession(selected);
+    if (selected) loadSession(selected, true);
   }, [selected]);
 
   const compactions = useMemo(() => new Map((stored?.compactions ?? []).map((c) => [c.id, c])), [stored]);
@@ -174,7 +201,7 @@ export function App() {
       const index = storedRows(stored, new Set([...open, ...(m?.compactedBy != null ? [m.compactedBy] : [])])).findIndex(
         (r) => (r.kind === "message" && r.message.seq === seq) || (r.kind === "group" && r.firstSeq === seq),
       );
-      setScrollTo(index >= 0 ? index : null);
+      setScrollTo(index >= 0 ? { index } : null);
     }, 0);
   };
 
@@ -462,6 +489,7 @@ export function App() {
           </div>
         )}
         {busy && <div class="progress" data-testid="progress">{busy}</div>}
+        {loading && <div class="progress" data-testid="loading">{loading}</div>}
         {error && (
           <div class="error" role="alert" data-testid="error">
             {error} <button class="link" onClick={() => setError(null)}>dismiss</button>
@@ -488,7 +516,7 @@ export function App() {
                 keyOf={(i) => (rows[i].kind === "group" ? `g${(rows[i] as { compaction: number }).compaction}` : `m${(rows[i] as { message: StoredMessage }).message.seq}`)}
                 estimate={(i) => (rows[i].kind === "group" ? 40 : 90)}
                 render={renderRow}
-                scrollToIndex={scrollTo}
+                scrollTo={scrollTo}
               />
             </>
           )}

@@ -11,10 +11,11 @@ export function VirtualList(props: {
   keyOf: (index: number) => string;
   estimate: (index: number) => number;
   render: (index: number) => ComponentChildren;
-  scrollToIndex?: number | null;
+  /** Scrolls so this row is at the top (a new object each time; index past the end = bottom). */
+  scrollTo?: { index: number } | null;
   testId?: string;
 }) {
-  const { count, keyOf, estimate, render, scrollToIndex, testId } = props;
+  const { count, keyOf, estimate, render, scrollTo, testId } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const measured = useRef(new Map<string, number>());
   const [version, setVersion] = useState(0);
@@ -42,10 +43,26 @@ export function VirtualList(props: {
   }, []);
 
   useEffect(() => {
-    if (scrollToIndex === null || scrollToIndex === undefined || !scroller.current) return;
-    scroller.current.scrollTop = prefix[Math.min(scrollToIndex, count)];
+    if (!scrollTo || !scroller.current) return;
+    scroller.current.scrollTop = prefix[Math.min(scrollTo.index, count)];
     // Jump once per request; later measurements must not pull the view back.
-  }, [scrollToIndex]);
+  }, [scrollTo]);
+
+  // Rows prepended above (older history arriving) must not move what is on screen.
+  const firstKey = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    const key = count > 0 ? keyOf(0) : null;
+    const previous = firstKey.current;
+    firstKey.current = key;
+    if (!el || previous === null || key === previous) return;
+    for (let i = 1; i < count; i++) {
+      if (keyOf(i) === previous) {
+        el.scrollTop += prefix[i];
+        break;
+      }
+    }
+  }, [count, keyOf]);
 
   useLayoutEffect(() => {
     const el = scroller.current;

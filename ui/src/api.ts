@@ -12,6 +12,7 @@ import type {
   PastRequest,
   RecoverReport,
   SessionSummary,
+  StoredMessage,
   StoredView,
   TrimmedDiff,
   UiEvent,
@@ -20,7 +21,9 @@ import type {
 export const api = {
   ensureDemo: () => invoke<string | null>("ensure_demo"),
   listSessions: () => invoke<SessionSummary[]>("list_sessions"),
-  storedView: (session: string) => invoke<StoredView>("stored_view", { session }),
+  storedView: (session: string, limit: number | null) => invoke<StoredView>("stored_view", { session, limit }),
+  olderMessages: (session: string, anchor: number, seq: number, limit: number) =>
+    invoke<StoredMessage[]>("older_messages", { session, anchor, seq, limit }),
   modelView: (session: string) => invoke<ModelView>("model_view", { session }),
   pastRequest: (session: string, call: number) => invoke<PastRequest>("past_request", { session, call }),
   contextMeter: (session: string) => invoke<ContextMeter>("context_meter", { session }),

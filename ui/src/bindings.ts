@@ -41,7 +41,11 @@ export type ChatFunction = { name: string, arguments: string, };
 
 export type ModelView = { session: string, api: Api, model: string, messages: Array<WireItem>, toolCatalogChars: number, chars: number, estimatedTokens: number, };
 
-export type StoredView = { session: Session, messages: Array<StoredMessage>, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, };
+export type StoredView = { session: Session, messages: Array<StoredMessage>, 
+/**
+ * Whether older messages exist before `messages` (a page from the end of a long session).
+ */
+hasOlder: boolean, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, };
 
 export type StoredMessage = { seq: number, anchor: number, role: Role, content: string, chars: number, toolCalls: Array<ToolCall>, toolCallId: string | null, compacted: boolean, summary: boolean, truncated: boolean, 
 /**

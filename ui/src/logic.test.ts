@@ -21,7 +21,7 @@ function compaction(id: number, kind: "checkpoint" | "reduction" = "checkpoint")
 }
 
 function view(messages: StoredMessage[], compactions: CompactionView[] = []): StoredView {
-  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, compactions, toolCalls: [], modelCalls: [] };
+  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, hasOlder: false, compactions, toolCalls: [], modelCalls: [] };
 }
 
 describe("storedRows", () => {

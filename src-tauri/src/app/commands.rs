@@ -3,7 +3,7 @@
 use alisio_engine::agent::RecoverReport;
 use alisio_engine::compaction::CompactOutcome;
 use alisio_engine::store::SessionSummary;
-use alisio_engine::view::{ModelView, StoredView};
+use alisio_engine::view::{ModelView, StoredMessage, StoredView};
 use alisio_ipc::{
     Backend, CompactRequest, ConfigDocument, ConnectionReport, ContextMeter, IpcResult, PastRequest, TrimmedDiff,
 };
@@ -22,8 +22,19 @@ pub async fn list_sessions(backend: State<'_, Backend>) -> IpcResult<Vec<Session
 }
 
 #[tauri::command]
-pub async fn stored_view(backend: State<'_, Backend>, session: String) -> IpcResult<StoredView> {
-    backend.stored_view(&session)
+pub async fn stored_view(backend: State<'_, Backend>, session: String, limit: Option<u32>) -> IpcResult<StoredView> {
+    backend.stored_view(&session, limit)
+}
+
+#[tauri::command]
+pub async fn older_messages(
+    backend: State<'_, Backend>,
+    session: String,
+    anchor: i64,
+    seq: i64,
+    limit: u32,
+) -> IpcResult<Vec<StoredMessage>> {
+    backend.older_messages(&session, anchor, seq, limit)
 }
 
 #[tauri::command]

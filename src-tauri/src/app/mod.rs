@@ -31,6 +31,7 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::ensure_demo,
             commands::list_sessions,
             commands::stored_view,
+            commands::older_messages,
             commands::model_view,
             commands::past_request,
             commands::context_meter,

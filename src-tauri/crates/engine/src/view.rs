@@ -124,6 +124,8 @@ pub struct CompactionView {
 pub struct StoredView {
     pub session: Session,
     pub messages: Vec<StoredMessage>,
+    /// Whether older messages exist before `messages` (a page from the end of a long session).
+    pub has_older: bool,
     pub compactions: Vec<CompactionView>,
     pub tool_calls: Vec<JournalEntry>,
     pub model_calls: Vec<ModelCallRecord>,
@@ -139,16 +141,60 @@ pub fn expand_ranges(ranges: &Value) -> Vec<i64> {
 }
 
 pub fn stored_view(store: &Store, session: &str) -> Result<StoredView> {
+    stored_view_page(store, session, None, None)
+}
+
+/// The stored view, or with `limit` only the `limit` messages before `before` (`(anchor, seq)`, or
+/// the end): a long session is shown from its end first and completed page by page.
+pub fn stored_view_page(
+    store: &Store,
+    session: &str,
+    before: Option<(i64, i64)>,
+    limit: Option<usize>,
+) -> Result<StoredView> {
     let record = store.resolve_session(session)?;
     let journal = store.journal(&record.id)?;
+    let (raw, has_older) = match limit {
+        None => (store.all_messages(&record.id)?, false),
+        Some(limit) => {
+            let mut page = store.messages_before(&record.id, before, limit + 1)?;
+            let has_older = page.len() > limit;
+            if has_older {
+                page.remove(0);
+            }
+            (page, has_older)
+        }
+    };
+    let messages = stored_messages(raw, &journal);
+    let compactions = store
+        .compactions(&record.id)?
+        .into_iter()
+        .map(|c| CompactionView { summarized_seqs: expand_ranges(&c.summarized_ranges), record: c })
+        .collect();
+    Ok(StoredView {
+        messages,
+        has_older,
+        compactions,
+        tool_calls: journal,
+        model_calls: store.model_calls(&record.id)?,
+        session: record,
+    })
+}
+
+/// Older messages of a long session, as the stored view shows them.
+pub fn older_messages(store: &Store, session: &str, before: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
+    let record = store.resolve_session(session)?;
+    let journal = store.journal(&record.id)?;
+    Ok(stored_messages(store.messages_before(&record.id, Some(before), limit)?, &journal))
+}
+
+fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry]) -> Vec<StoredMessage> {
     let pending: std::collections::HashSet<i64> = journal
         .iter()
         .filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain))
         .map(|e| e.assistant_seq)
         .collect();
-    let messages = store
-        .all_messages(&record.id)?
-        .into_iter()
+    raw.into_iter()
         .map(|m| StoredMessage {
             uncertain: m.uncertain || pending.contains(&m.seq),
             seq: m.seq,
@@ -166,17 +212,5 @@ pub fn stored_view(store: &Store, session: &str) -> Result<StoredView> {
             compacted_by: m.compacted_by,
             created_at: m.created_at,
         })
-        .collect();
-    let compactions = store
-        .compactions(&record.id)?
-        .into_iter()
-        .map(|c| CompactionView { summarized_seqs: expand_ranges(&c.summarized_ranges), record: c })
-        .collect();
-    Ok(StoredView {
-        messages,
-        compactions,
-        tool_calls: journal,
-        model_calls: store.model_calls(&record.id)?,
-        session: record,
-    })
+        .collect()
 }

@@ -214,8 +214,20 @@ impl Backend {
         Ok(self.store.list_sessions()?)
     }
 
-    pub fn stored_view(&self, session: &str) -> IpcResult<StoredView> {
-        Ok(view::stored_view(&self.store, session)?)
+    /// The stored view; with `limit`, only the newest `limit` messages (see `older_messages`).
+    pub fn stored_view(&self, session: &str, limit: Option<u32>) -> IpcResult<StoredView> {
+        Ok(view::stored_view_page(&self.store, session, None, limit.map(|l| l as usize))?)
+    }
+
+    /// Up to `limit` messages before `(anchor, seq)`, to complete a long session's stored view.
+    pub fn older_messages(
+        &self,
+        session: &str,
+        anchor: i64,
+        seq: i64,
+        limit: u32,
+    ) -> IpcResult<Vec<alisio_engine::view::StoredMessage>> {
+        Ok(view::older_messages(&self.store, session, (anchor, seq), limit as usize)?)
     }
 
     pub fn model_view(&self, session: &str) -> IpcResult<ModelView> {

@@ -152,6 +152,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paging_from_the_end_returns_the_transcript_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let session = store.create_session("/w", "t").unwrap();
+        store
+            .write(|tx| {
+                for i in 0..10 {
+                    sessions::append_message(tx, &session.id, &crate::transcript::NewMessage::user(format!("m{i}")))?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let mut pages = Vec::new();
+        let mut before = None;
+        loop {
+            let page = store.messages_before(&session.id, before, 3).unwrap();
+            if page.is_empty() {
+                break;
+            }
+            before = Some((page[0].anchor, page[0].seq));
+            pages.push(page.iter().map(|m| m.seq).collect::<Vec<_>>());
+        }
+        assert_eq!(pages, vec![vec![8, 9, 10], vec![5, 6, 7], vec![2, 3, 4], vec![1]]);
+    }
+
+    #[test]
     fn ranges_pack_runs() {
         assert_eq!(seq_ranges([1, 2, 3, 5, 7, 8]), vec![[1, 3], [5, 5], [7, 8]]);
         assert!(seq_ranges([]).is_empty());

@@ -193,6 +193,22 @@ impl Store {
         })
     }
 
+    /// Up to `limit` stored messages (compacted ones included) that come before `before`
+    /// (`(anchor, seq)`, or the end), in transcript order — for paging a long session from its end.
+    pub fn messages_before(&self, session: &str, before: Option<(i64, i64)>, limit: usize) -> Result<Vec<Message>> {
+        self.read(|conn| {
+            let (anchor, seq) = before.unwrap_or((i64::MAX, i64::MAX));
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND (anchor, seq) < (?2, ?3)
+                 ORDER BY anchor DESC, seq DESC LIMIT ?4"
+            ))?;
+            let rows = stmt.query_map(params![session, anchor, seq, limit as i64], message_from_row)?;
+            let mut page: Vec<Message> = rows.collect::<rusqlite::Result<_>>()?;
+            page.reverse();
+            Ok(page)
+        })
+    }
+
     /// Every stored message, compacted ones included, in transcript order.
     pub fn all_messages(&self, session: &str) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, false))
