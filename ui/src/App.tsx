@@ -75,15 +75,22 @@ export function App() {
 
   const loadSession = useCallback(async (id: string, first: boolean) => {
     try {
-      // A long session is shown from its end at once, then completed page by page.
-      const [view, next] = await Promise.all([api.storedView(id, FIRST_PAGE), api.modelView(id)]);
+      // A long session is shown from its end at once, then completed page by page; the model
+      // view and the meter follow without holding up the first paint.
+      const view = await api.storedView(id, FIRST_PAGE);
       if (selectedRef.current !== id) return;
       setStored(view);
       if (first) setScrollTo({ index: Number.MAX_SAFE_INTEGER });
-      if (view.hasOlder) loadOlder(id, view);
-      setWire({ messages: next.messages, label: "Next request", chars: next.chars, catalog: next.toolCatalogChars });
-      setCallChoice(null);
+      api
+        .modelView(id)
+        .then((next) => {
+          if (selectedRef.current !== id) return;
+          setWire({ messages: next.messages, label: "Next request", chars: next.chars, catalog: next.toolCatalogChars });
+          setCallChoice(null);
+        })
+        .catch(fail);
       api.contextMeter(id).then((m) => selectedRef.current === id && setMeter(m)).catch(fail);
+      if (view.hasOlder) loadOlder(id, view);
     } catch (e) {
       fail(e);
     }
@@ -183,6 +190,13 @@ export function App() {
 
   const compactions = useMemo(() => new Map((stored?.compactions ?? []).map((c) => [c.id, c])), [stored]);
   const rows = useMemo<Row[]>(() => (stored ? storedRows(stored, open) : []), [stored, open]);
+  const rowKey = useCallback((i: number) => {
+    const row = rows[i];
+    return row.kind === "group" ? `g${row.compaction}-${row.firstSeq}` : `m${row.message.seq}`;
+  }, [rows]);
+  const rowEstimate = useCallback((i: number) => (rows[i].kind === "group" ? 40 : 90), [rows]);
+  const wireKey = useCallback((i: number) => `w${callChoice ?? "next"}-${i}`, [callChoice, wire]);
+  const wireEstimate = useCallback(() => 90, []);
   const hits = useMemo(() => new Set(stored ? searchMessages(stored.messages, search) : []), [stored, search]);
   const pending = useMemo<JournalEntry[]>(
     () => (stored?.toolCalls ?? []).filter((t) => t.state === "started" || t.state === "uncertain"),
@@ -513,8 +527,8 @@ export function App() {
               <VirtualList
                 testId="stored-view"
                 count={rows.length}
-                keyOf={(i) => (rows[i].kind === "group" ? `g${(rows[i] as { compaction: number }).compaction}` : `m${(rows[i] as { message: StoredMessage }).message.seq}`)}
-                estimate={(i) => (rows[i].kind === "group" ? 40 : 90)}
+                keyOf={rowKey}
+                estimate={rowEstimate}
                 render={renderRow}
                 scrollTo={scrollTo}
               />
@@ -536,7 +550,7 @@ export function App() {
                   {formatTokens(Math.ceil((wire.chars + wire.catalog) / 4))}
                 </span>
               </div>
-              <VirtualList testId="model-view" count={wire.messages.length} keyOf={(i) => `w${callChoice ?? "next"}-${i}`} estimate={() => 90} render={(i) => <WireCard item={wire.messages[i]} index={i} />} />
+              <VirtualList testId="model-view" count={wire.messages.length} keyOf={wireKey} estimate={wireEstimate} render={(i) => <WireCard item={wire.messages[i]} index={i} />} />
             </>
           )}
           {selected && tab === "timeline" && (

@@ -42,11 +42,18 @@ export function VirtualList(props: {
     return () => observer.disconnect();
   }, []);
 
+  // After a jump to the end, stay at the end while row heights are measured, until the user scrolls.
+  const stickToBottom = useRef(false);
   useEffect(() => {
     if (!scrollTo || !scroller.current) return;
+    stickToBottom.current = scrollTo.index >= count;
     scroller.current.scrollTop = prefix[Math.min(scrollTo.index, count)];
     // Jump once per request; later measurements must not pull the view back.
   }, [scrollTo]);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [prefix]);
 
   // Rows prepended above (older history arriving) must not move what is on screen.
   const firstKey = useRef<string | null>(null);
@@ -89,7 +96,18 @@ export function VirtualList(props: {
     );
   }
   return (
-    <div class="vlist" ref={scroller} data-testid={testId} onScroll={(e) => setTop((e.currentTarget as HTMLDivElement).scrollTop)}>
+    <div
+      class="vlist"
+      ref={scroller}
+      data-testid={testId}
+      onScroll={(e) => {
+        const el = e.currentTarget as HTMLDivElement;
+        setTop(el.scrollTop);
+      }}
+      onWheel={() => (stickToBottom.current = false)}
+      onMouseDown={() => (stickToBottom.current = false)}
+      onKeyDown={() => (stickToBottom.current = false)}
+    >
       <div class="vlist-inner" style={{ height: `${prefix[count]}px` }}>
         {rows}
       </div>
