@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 
 use alisio_engine::config::Config;
 use alisio_engine::provider::Provider;
-use alisio_engine::store::sessions::append_message;
 use alisio_engine::store::Store;
-use alisio_engine::transcript::{NewMessage, ToolCall};
 use alisio_engine::view::model_view;
+
+#[path = "support/long_session.rs"]
+mod long_session;
 
 const MESSAGES: usize = 100_000;
 const COMPACTED: usize = 50_000;
@@ -19,31 +20,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let store = Store::open(&dir.path().join("sessions.db"))?;
     let session = store.create_session("/tmp/bench-workspace", "benchmark")?;
-    let filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(4);
     let started = Instant::now();
-    store.write(|tx| {
-        for i in 0..MESSAGES {
-            let message = match i % 3 {
-                0 => NewMessage::user(format!("{i}: please look at src/module_{i}.rs {filler}")),
-                1 => NewMessage::assistant(
-                    format!("Reading module {i}."),
-                    vec![ToolCall {
-                        id: format!("call_{i}"),
-                        name: "read_file".into(),
-                        arguments: format!("{{\"path\":\"src/module_{i}.rs\"}}"),
-                    }],
-                    None,
-                ),
-                _ => NewMessage::tool_result(&format!("call_{}", i - 1), format!("fn f{i}() {{}} // {filler}")),
-            };
-            append_message(tx, &session.id, &message)?;
-        }
-        tx.execute(
-            "UPDATE messages SET compacted = 1 WHERE session_id = ?1 AND seq <= ?2",
-            (&session.id, COMPACTED as i64),
-        )?;
-        Ok(())
-    })?;
+    long_session::populate_long_session(&store, &session.id, MESSAGES, COMPACTED)?;
     println!("populated {MESSAGES} messages ({COMPACTED} compacted) in {:.1} s", started.elapsed().as_secs_f64());
 
     let config = Config::default();

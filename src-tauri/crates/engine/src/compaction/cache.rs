@@ -113,16 +113,10 @@ impl Engine {
             appended: Some(HANDOFF_REQUEST),
             options: RequestOptions { max_tokens, tool_choice_none: false },
         };
-        let (call_id, completion) = match self.send_recorded(session, outgoing, &mut |_| {}, cancel).await {
+        let (call_id, completion) = match self.send_summary(session, outgoing, sink, cancel).await? {
             Ok(sent) => sent,
-            Err(Error::Cancelled) => return Err(Error::Cancelled),
-            Err(err) => {
-                let error = err.to_string();
-                self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
-                return Ok(CompactOutcome::Failed { error });
-            }
+            Err(failed) => return Ok(failed),
         };
-        self.store.finish_model_call(call_id, &self.ledger_update(&completion, None))?;
         self.cache_debug(format_args!(
             "summary request: {:?} prompt tokens, {:?} cached, {:?} ms prompt processing",
             completion.usage.prompt_tokens, completion.usage.cached_tokens, completion.usage.prompt_ms

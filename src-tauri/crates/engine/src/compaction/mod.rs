@@ -182,16 +182,10 @@ impl Engine {
             appended: Some(&request_text),
             options: RequestOptions { max_tokens, tool_choice_none: true },
         };
-        let (call_id, completion) = match self.send_recorded(session, outgoing, &mut |_| {}, cancel).await {
+        let (call_id, completion) = match self.send_summary(session, outgoing, sink, cancel).await? {
             Ok(sent) => sent,
-            Err(Error::Cancelled) => return Err(Error::Cancelled),
-            Err(err) => {
-                let error = err.to_string();
-                self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
-                return Ok(CompactOutcome::Failed { error });
-            }
+            Err(failed) => return Ok(failed),
         };
-        self.store.finish_model_call(call_id, &self.ledger_update(&completion, None))?;
         let truncated = completion.finish_reason.as_deref() == Some("length");
         let parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
             Ok(parsed) => parsed,
@@ -288,6 +282,29 @@ impl Engine {
         })?;
         self.emit_completed(sink, &session.id, reason, &record);
         Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
+    }
+
+    /// Sends a summarizer request through the ledger. A failed call becomes `compaction_failed` and
+    /// the `Failed` outcome; cancellation stays an error.
+    pub(crate) async fn send_summary(
+        &self,
+        session: &Session,
+        outgoing: Outgoing<'_>,
+        sink: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<Result<(i64, crate::provider::Completion), CompactOutcome>> {
+        match self.send_recorded(session, outgoing, &mut |_| {}, cancel).await {
+            Ok((call_id, completion)) => {
+                self.store.finish_model_call(call_id, &self.ledger_update(&completion, None))?;
+                Ok(Ok((call_id, completion)))
+            }
+            Err(Error::Cancelled) => Err(Error::Cancelled),
+            Err(err) => {
+                let error = err.to_string();
+                self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
+                Ok(Err(CompactOutcome::Failed { error }))
+            }
+        }
     }
 
     fn emit_completed(&self, sink: &dyn EventSink, session: &str, reason: CompactionReason, record: &NewCompaction) {

@@ -1,0 +1,38 @@
+//! A synthetic long session (user prompt, assistant call, tool result, repeated) for benchmarks and
+//! measurement scripts; `compacted` of the oldest messages are marked compacted.
+
+use alisio_engine::store::sessions::append_message;
+use alisio_engine::store::Store;
+use alisio_engine::transcript::{NewMessage, ToolCall};
+
+pub fn populate_long_session(
+    store: &Store,
+    session: &str,
+    count: usize,
+    compacted: usize,
+) -> alisio_engine::Result<()> {
+    let filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(4);
+    store.write(|tx| {
+        for i in 0..count {
+            let message = match i % 3 {
+                0 => NewMessage::user(format!("{i}: please look at src/module_{i}.rs {filler}")),
+                1 => NewMessage::assistant(
+                    format!("Reading module {i}."),
+                    vec![ToolCall {
+                        id: format!("call_{i}"),
+                        name: "read_file".into(),
+                        arguments: format!("{{\"path\":\"src/module_{i}.rs\"}}"),
+                    }],
+                    None,
+                ),
+                _ => NewMessage::tool_result(&format!("call_{}", i - 1), format!("fn f{i}() {{}} // {filler}")),
+            };
+            append_message(tx, session, &message)?;
+        }
+        tx.execute(
+            "UPDATE messages SET compacted = 1 WHERE session_id = ?1 AND seq <= ?2",
+            (session, compacted as i64),
+        )?;
+        Ok(())
+    })
+}
