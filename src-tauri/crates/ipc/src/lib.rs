@@ -17,7 +17,7 @@ use alisio_engine::events::{CompactionReason, Envelope};
 use alisio_engine::home::{CONFIG_FILE, DB_FILE};
 use alisio_engine::provider::wire::WireItem;
 use alisio_engine::store::{ModelCallRecord, SessionSummary, Store};
-use alisio_engine::tools::{Approver, FixedApprover};
+use alisio_engine::tools::Approver;
 use alisio_engine::transcript::ToolCall;
 use alisio_engine::view::{self, ModelView, StoredView};
 use futures_util::future::BoxFuture;
@@ -149,7 +149,8 @@ pub struct Backend {
 
 /// Asks the window before running tools whose permission is "ask".
 struct WindowApprover {
-    session: String,
+    /// Filled in by the turn's session event (a new session's id is known only then).
+    session: Arc<Mutex<String>>,
     live: Arc<Mutex<Live>>,
     emit: Emit,
 }
@@ -167,7 +168,7 @@ impl Approver for WindowApprover {
             };
             (self.emit)(UiEvent::PermissionRequest {
                 id,
-                session: self.session.clone(),
+                session: lock(&self.session).clone(),
                 call: call.clone(),
                 permission: permission_key.to_string(),
             });
@@ -395,10 +396,8 @@ impl Backend {
                 }
                 emit_for_sink(UiEvent::Engine { envelope: envelope.clone() });
             };
-            let approver: Arc<dyn Approver> = match session.clone() {
-                Some(id) => Arc::new(WindowApprover { session: id, live: live.clone(), emit: emit.clone() }),
-                None => Arc::new(FixedApprover(false)),
-            };
+            let approver: Arc<dyn Approver> =
+                Arc::new(WindowApprover { session: session_id.clone(), live: live.clone(), emit: emit.clone() });
             let request = TurnRequest { session, prompt, workspace, approver };
             let result = engine.run_turn(request, &sink, &turn_cancel).await;
             let id = lock(&session_id).clone();
