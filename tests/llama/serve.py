@@ -60,6 +60,11 @@ def main() -> int:
     params.port = args.port
     params.endpoint_metrics = True
     params.endpoint_props = True
+    # Greedy decoding with a fixed seed: a given prompt always gets the same answer, so the tests
+    # that drive this base model are repeatable.
+    params.sampling.temp = 0.0
+    params.sampling.top_k = 1
+    params.sampling.seed = 42
     params.model_alias = {"gemma3-270m"} if isinstance(params.model_alias, set) else params.model_alias
     server = xllamacpp.Server(params)
 

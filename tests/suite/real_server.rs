@@ -75,7 +75,7 @@ fn turn_calls(h: &Harness) -> Vec<Value> {
 async fn real_llama_server_streams_reports_usage_and_serves_the_appended_summary_from_cache() {
     let port = free_port();
     let server = LlamaServer::start(port).await;
-    let h = Harness::with_config(
+    let mut h = Harness::with_config(
         vec![],
         json!({
             "provider": {"baseUrl": server.base_url, "model": "gemma3-270m", "timeoutMs": 120000, "maxRetries": 2},
@@ -87,6 +87,12 @@ async fn real_llama_server_streams_reports_usage_and_serves_the_appended_summary
         }),
     )
     .await;
+
+    // A fixed workspace path keeps the system prompt, and so the greedy answers, the same every run.
+    let workdir = std::env::temp_dir().join("alisio-real-server-workspace");
+    let _ = std::fs::remove_dir_all(&workdir);
+    std::fs::create_dir_all(&workdir).unwrap();
+    h.workdir = Some(workdir);
 
     // The context window comes from the server (/v1/models meta, /props n_ctx).
     let models = h.alisio(&["models", "--json"]).await;

@@ -16,6 +16,8 @@ pub struct Harness {
     pub workspace: tempfile::TempDir,
     pub server: ScriptedServer,
     pub env: Vec<(String, String)>,
+    /// Runs `alisio` here instead of the temporary workspace (for prompts that must not vary).
+    pub workdir: Option<PathBuf>,
 }
 
 pub struct Run {
@@ -72,7 +74,7 @@ impl Harness {
         });
         merge(&mut config, extra);
         std::fs::write(home.path().join("config.json"), serde_json::to_string_pretty(&config).unwrap()).unwrap();
-        Self { home, workspace, server, env: Vec::new() }
+        Self { home, workspace, server, env: Vec::new(), workdir: None }
     }
 
     pub fn db_path(&self) -> PathBuf {
@@ -91,7 +93,7 @@ impl Harness {
         let mut command = tokio::process::Command::new(BIN);
         command
             .args(args)
-            .current_dir(self.workspace.path())
+            .current_dir(self.workdir.as_deref().unwrap_or(self.workspace.path()))
             .env("ALISIO_HOME", self.home.path())
             .env_remove("OPENAI_API_KEY")
             .env_remove("ALISIO_LOG")
