@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use alisio_engine::agent::{Engine, RecoverReport, TurnRequest};
 use alisio_engine::compaction::budget::WINDOW_TRUST_LIMIT;
 use alisio_engine::compaction::CompactOutcome;
-use alisio_engine::config::{self, Strategy};
+use alisio_engine::config;
 use alisio_engine::events::{CompactionReason, Envelope};
 use alisio_engine::home::{CONFIG_FILE, DB_FILE};
 use alisio_engine::provider::wire::WireItem;
@@ -470,9 +470,5 @@ impl Backend {
             model: config.provider.model,
             models: ids,
         })
-    }
-
-    pub fn strategy(&self) -> Strategy {
-        self.engine().config.compaction.strategy
     }
 }

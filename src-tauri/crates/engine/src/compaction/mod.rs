@@ -53,10 +53,6 @@ pub fn shape_of(message: &Message) -> Shape {
     }
 }
 
-pub fn shape_of_meta(meta: &MessageMeta) -> Shape {
-    Shape { role: meta.role, summary: meta.summary, calls: meta.calls.clone(), answers: meta.answers.clone() }
-}
-
 fn reason_str(reason: CompactionReason) -> &'static str {
     match reason {
         CompactionReason::Manual => "manual",

@@ -173,10 +173,6 @@ struct MemoryFile {
 }
 
 impl MemoryPlugin {
-    pub fn new(dir: PathBuf) -> Self {
-        Self { dir }
-    }
-
     fn file_for(&self, workspace: &str) -> PathBuf {
         // FNV-1a: a stable, dependency-free file name per workspace path.
         let hash =
