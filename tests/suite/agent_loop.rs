@@ -220,3 +220,25 @@ async fn the_step_limit_stops_a_looping_model_with_a_clear_error() {
     assert_eq!(h.server.bodies().len(), 2);
     assert_eq!(run.event_types().last().unwrap(), "error");
 }
+
+#[tokio::test]
+async fn unparsable_tool_arguments_are_kept_stored_and_sent_back_wrapped() {
+    let cut = "{\"path\": \"no";
+    let h = Harness::new(vec![
+        Reply::Answer(Answer {
+            tool_calls: vec![("bad-1".into(), "read_file".into(), cut.into())],
+            usage: Some((100, 10, 0)),
+            ..Default::default()
+        }),
+        Reply::Answer(Answer::text("sorry")),
+    ])
+    .await;
+    h.run(&[], "read it").await.assert_ok();
+    let sent = conversation(&h.server.bodies()[1]);
+    assert_eq!(sent[1]["tool_calls"][0]["id"], "bad-1");
+    assert_eq!(sent[1]["tool_calls"][0]["function"]["arguments"], json!({"invalid_arguments": cut}).to_string());
+    assert!(sent[2]["content"].as_str().unwrap().starts_with("error: invalid arguments for read_file"), "{}", sent[2]);
+    let stored = h.rows("SELECT tool_calls FROM messages WHERE seq = 2");
+    let calls: Value = serde_json::from_str(stored[0][0].as_str().unwrap()).unwrap();
+    assert_eq!(calls[0]["arguments"], cut, "the stored call keeps what the model produced");
+}

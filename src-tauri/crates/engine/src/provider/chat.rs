@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::wire::{ChatCall, ChatFunction, WireItem};
+use super::wire::{outbound_arguments, ChatCall, ChatFunction, WireItem};
 use super::{Completion, Usage};
 use crate::transcript::{Message, Role, ToolCall};
 
@@ -25,7 +25,7 @@ fn wire_message(message: Message) -> WireItem {
                 .map(|c| ChatCall {
                     id: c.id,
                     kind: "function",
-                    function: ChatFunction { name: c.name, arguments: c.arguments },
+                    function: ChatFunction { name: c.name, arguments: outbound_arguments(c.arguments) },
                 })
                 .collect(),
         },

@@ -36,7 +36,7 @@ pub fn wire_input(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
                         kind: "function_call",
                         call_id: call.id,
                         name: call.name,
-                        arguments: call.arguments,
+                        arguments: super::wire::outbound_arguments(call.arguments),
                     }));
                 }
             },

@@ -49,3 +49,29 @@ pub struct ChatFunction {
     pub name: String,
     pub arguments: String,
 }
+
+/// Tool-call arguments as they go back to the server. Arguments that are not valid JSON (a model
+/// cut off mid-call, say) are sent as `{"invalid_arguments": "<the original text>"}`: servers such
+/// as llama.cpp refuse to render a history holding unparsable arguments, which would fail every
+/// later request of the session. Empty arguments go out as `{}`. The stored call keeps the original.
+pub fn outbound_arguments(arguments: String) -> String {
+    if arguments.trim().is_empty() {
+        "{}".to_string()
+    } else if serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_ok() {
+        arguments
+    } else {
+        serde_json::json!({ "invalid_arguments": arguments }).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unparsable_arguments_are_wrapped_and_valid_ones_kept_byte_for_byte() {
+        assert_eq!(outbound_arguments("{\"path\": \"a.txt\"}".into()), "{\"path\": \"a.txt\"}");
+        assert_eq!(outbound_arguments("{\"path\": \"a".into()), "{\"invalid_arguments\":\"{\\\"path\\\": \\\"a\"}");
+        assert_eq!(outbound_arguments(String::new()), "{}");
+    }
+}
