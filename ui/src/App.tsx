@@ -14,7 +14,9 @@ import type {
   TrimmedDiff,
   WireItem,
 } from "./bindings";
-import { CheckpointCard, Collapsible, DiffTable, Dialog, Flags, Meter, WireCard } from "./components";
+import { CheckpointCard, Collapsible, Dialog, Flags, Meter, WireCard } from "./components";
+import { CompactDialog, ProposalDialog, SettingsDialog } from "./dialogs";
+import { Timeline, TrimmedOutputs } from "./panes";
 import { filterSessions, formatChars, formatTokens, parseSlashCompact, searchMessages, storedRows, type Row } from "./logic";
 import { VirtualList } from "./VirtualList";
 
@@ -553,56 +555,8 @@ export function App() {
               <VirtualList testId="model-view" count={wire.messages.length} keyOf={wireKey} estimate={wireEstimate} render={(i) => <WireCard item={wire.messages[i]} index={i} />} />
             </>
           )}
-          {selected && tab === "timeline" && (
-            <div class="timeline" data-testid="timeline">
-              {(stored?.compactions ?? []).length === 0 && <div class="empty">No compactions yet.</div>}
-              {[...(stored?.compactions ?? [])].reverse().map((c) => (
-                <div class={`entry status-${c.status}`} data-testid="timeline-entry">
-                  <div class="entry-head">
-                    <strong>
-                      #{c.id} {c.kind === "reduction" ? "reduction" : "compaction"} · {c.reason}
-                    </strong>
-                    <span class="muted">{new Date(c.createdAt).toLocaleString()}</span>
-                    <span class={`flag ${c.status}`}>{c.status}</span>
-                    {c.partial && <span class="flag uncertain">partial</span>}
-                  </div>
-                  {c.focus && <div>Focus: {c.focus}</div>}
-                  <div>
-                    {formatChars(c.beforeChars)} → {formatChars(c.afterChars)} (≈ {formatTokens(Math.ceil(c.beforeChars / 4))} →{" "}
-                    {formatTokens(Math.ceil(c.afterChars / 4))}) · {c.summarizedMessages} messages
-                    {c.summarizedSeqs.length > 0 && ` (#${c.summarizedSeqs[0]}–#${c.summarizedSeqs[c.summarizedSeqs.length - 1]})`}
-                  </div>
-                  {Array.isArray(c.pluginReports) &&
-                    (c.pluginReports as Array<Record<string, unknown>>).map((r) => (
-                      <div class="muted">
-                        {String(r.plugin)}: {String(r.summary)}
-                      </div>
-                    ))}
-                  {c.summarizedSeqs.length > 0 && (
-                    <button class="link" onClick={() => jumpToSeq(c.summarizedSeqs[0])}>
-                      show the span in the transcript
-                    </button>
-                  )}
-                </div>
-              ))}
-            </div>
-          )}
-          {selected && tab === "diffs" && (
-            <div class="diffs">
-              <ul class="trimmed-list" data-testid="trimmed-list">
-                {trimmed.length === 0 && <li class="muted">No message was trimmed by the context budget.</li>}
-                {trimmed.map((m) => (
-                  <li>
-                    <button class={`link ${diff?.seq === m.seq ? "active" : ""}`} onClick={() => openDiff(m.seq)} data-testid="trimmed-item">
-                      #{m.seq} {m.role} {m.toolCallId ?? ""} · now {formatChars(m.chars)}
-                      {m.compacted ? " (no longer sent)" : ""}
-                    </button>
-                  </li>
-                ))}
-              </ul>
-              {diff ? <DiffTable diff={diff} /> : trimmed.length > 0 && <div class="muted">Pick a trimmed output to compare.</div>}
-            </div>
-          )}
+          {selected && tab === "timeline" && <Timeline compactions={stored?.compactions ?? []} onJump={jumpToSeq} />}
+          {selected && tab === "diffs" && <TrimmedOutputs trimmed={trimmed} diff={diff} onOpen={openDiff} />}
         </section>
 
         {streaming && (
@@ -705,84 +659,5 @@ export function App() {
         </Dialog>
       )}
     </div>
-  );
-}
-
-function CompactDialog(props: { onClose: () => void; onCompact: (focus: string | null, preview: boolean) => void }) {
-  const [focus, setFocus] = useState("");
-  const [preview, setPreview] = useState(false);
-  return (
-    <Dialog title="Compact this session" onClose={props.onClose} testId="compact-dialog">
-      <p class="muted">A checkpoint replaces older messages; the recent turns stay intact. The originals stay stored.</p>
-      <label>
-        Focus for the summarizer (optional)
-        <input autoFocus value={focus} onInput={(e) => setFocus((e.target as HTMLInputElement).value)} onKeyDown={(e) => e.key === "Enter" && props.onCompact(focus.trim() || null, preview)} data-testid="focus-input" />
-      </label>
-      <label class="check">
-        <input type="checkbox" checked={preview} onChange={(e) => setPreview((e.target as HTMLInputElement).checked)} data-testid="preview-check" /> Preview and edit before applying
-      </label>
-      <div class="row">
-        <button onClick={() => props.onCompact(focus.trim() || null, preview)} data-testid="compact-confirm">
-          {preview ? "Preview" : "Compact now"}
-        </button>
-        <button class="secondary" onClick={props.onClose}>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
-  );
-}
-
-function ProposalDialog(props: { proposal: number; initial: string; partial: boolean; onClose: () => void; onApply: (text: string) => void; onDiscard: () => void }) {
-  const [text, setText] = useState(props.initial);
-  return (
-    <Dialog title={`Proposed checkpoint #${props.proposal}`} onClose={props.onClose} testId="proposal-dialog">
-      {props.partial && <div class="warning">Partial: the summary was cut by compaction.maxOutputTokens.</div>}
-      <p class="muted">Edit the sections (JSON) or the text, then apply. Nothing is hidden until you apply.</p>
-      <textarea class="editor" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} data-testid="proposal-editor" />
-      <div class="row">
-        <button onClick={() => props.onApply(text)} data-testid="proposal-apply">Apply</button>
-        <button class="secondary" onClick={props.onDiscard} data-testid="proposal-discard">Discard</button>
-      </div>
-    </Dialog>
-  );
-}
-
-function SettingsDialog(props: { onClose: () => void; onSaved: () => void }) {
-  const [text, setText] = useState("");
-  const [path, setPath] = useState("");
-  const [effective, setEffective] = useState("");
-  const [message, setMessage] = useState<string | null>(null);
-  useEffect(() => {
-    api.getConfig().then((doc) => {
-      setText(JSON.stringify(doc.raw, null, 2));
-      setEffective(JSON.stringify(doc.effective, null, 2));
-      setPath(doc.path);
-    }).catch((e) => setMessage(errorMessage(e)));
-  }, []);
-  const parsed = () => {
-    try {
-      return JSON.parse(text || "{}");
-    } catch (e) {
-      setMessage(`Not valid JSON: ${errorMessage(e)}`);
-      return null;
-    }
-  };
-  return (
-    <Dialog title="Settings" onClose={props.onClose} testId="settings-dialog">
-      <p class="muted">
-        {path} — provider, compaction, cacheCompact, limits and permissions. Values are checked like the CLI does.
-      </p>
-      <textarea class="editor" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} data-testid="settings-editor" />
-      {message && <div class="notice" data-testid="settings-message">{message}</div>}
-      <div class="row">
-        <button onClick={async () => { const raw = parsed(); if (raw === null) return; try { const doc = await api.saveConfig(raw); setEffective(JSON.stringify(doc.effective, null, 2)); setMessage("Saved."); props.onSaved(); } catch (e) { setMessage(errorMessage(e)); } }} data-testid="settings-save">Save</button>
-        <button class="secondary" onClick={async () => { const raw = parsed(); if (raw === null) return; try { const r = await api.testConnection(raw); setMessage(`Connected to ${r.baseUrl}: ${r.models.join(", ") || "no models listed"}; context window ${r.contextWindow ?? "unknown"}`); } catch (e) { setMessage(errorMessage(e)); } }} data-testid="settings-test">Test connection</button>
-      </div>
-      <details>
-        <summary>Effective configuration (defaults filled in)</summary>
-        <pre class="content">{effective}</pre>
-      </details>
-    </Dialog>
   );
 }
