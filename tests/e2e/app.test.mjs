@@ -49,7 +49,8 @@ before(async () => {
 
 after(async () => {
   await driver?.close();
-  tauriDriver?.kill();
+  tauriDriver?.kill(); // SIGTERM: tauri-driver stops WebKitWebDriver too
+  server?.closeAllConnections?.();
   server?.close();
 });
 

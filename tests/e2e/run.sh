@@ -9,4 +9,4 @@ cargo build --locked -p alisio --features custom-protocol
 target_dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)"
 export ALISIO_APP="$target_dir/debug/alisio"
 export NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent
-xvfb-run -a -s "-screen 0 1280x800x24" node --test tests/e2e/app.test.mjs
+xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-force-exit tests/e2e/app.test.mjs

@@ -35,5 +35,10 @@ export async function startScriptedServer(script) {
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/v1`, received, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/v1`,
+    received,
+    closeAllConnections: () => server.closeAllConnections(),
+    close: () => server.close(),
+  };
 }
