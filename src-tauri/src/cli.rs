@@ -266,7 +266,7 @@ async fn models(context: &Context) -> Result<()> {
     let engine = context.engine()?;
     let models = engine.provider.list_models().await?;
     let configured = context.loaded.config.provider.context_window;
-    let reported = engine.provider.fetch_context_window().await?;
+    let reported = engine.provider.context_window_from(Some(&models)).await?;
     let document = serde_json::json!({
         "baseUrl": context.loaded.config.provider.base_url,
         "model": context.loaded.config.provider.model,

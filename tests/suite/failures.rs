@@ -173,5 +173,5 @@ async fn the_models_command_reads_the_context_window_from_the_server() {
     assert_eq!(doc["reportedContextWindow"], 32768);
     assert_eq!(doc["models"]["data"][1]["id"], "test-model");
     let paths: Vec<String> = h.server.received().into_iter().map(|r| r.path).collect();
-    assert!(paths.iter().all(|p| p == "/v1/models"), "{paths:?}");
+    assert_eq!(paths, ["/v1/models"], "one request: the window comes from the same list");
 }

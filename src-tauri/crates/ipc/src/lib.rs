@@ -465,7 +465,10 @@ impl Backend {
             .map(|list| list.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
             .unwrap_or_default();
         Ok(ConnectionReport {
-            context_window: config.provider.context_window.or(provider.fetch_context_window().await.unwrap_or(None)),
+            context_window: match config.provider.context_window {
+                Some(window) => Some(window),
+                None => provider.context_window_from(Some(&models)).await.unwrap_or(None),
+            },
             base_url: config.provider.base_url,
             model: config.provider.model,
             models: ids,

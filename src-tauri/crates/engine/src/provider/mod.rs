@@ -325,12 +325,16 @@ impl Provider {
     /// `/props`. `Ok(None)` when the server does not say.
     pub async fn fetch_context_window(&self) -> Result<Option<u64>> {
         let base = self.config.base_url.trim_end_matches('/');
-        let models_url = format!("{base}/models");
-        if let Some(models) = self.get_json(&models_url).await? {
-            if let Some(window) = parse_context_window(&models, &self.config.model) {
-                return Ok(Some(window));
-            }
+        let models = self.get_json(&format!("{base}/models")).await?;
+        self.context_window_from(models.as_ref()).await
+    }
+
+    /// The window from an already fetched `/models` document, else from llama.cpp's `/props`.
+    pub async fn context_window_from(&self, models: Option<&Value>) -> Result<Option<u64>> {
+        if let Some(window) = models.and_then(|m| parse_context_window(m, &self.config.model)) {
+            return Ok(Some(window));
         }
+        let base = self.config.base_url.trim_end_matches('/');
         let root = base.strip_suffix("/v1").unwrap_or(base);
         let props = self.get_json(&format!("{root}/props")).await.unwrap_or(None);
         Ok(props.as_ref().and_then(|p| parse_context_window(p, &self.config.model)))
