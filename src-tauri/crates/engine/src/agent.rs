@@ -79,10 +79,6 @@ impl Engine {
         Ok(Self { config, store, provider, plugins, reported_window: tokio::sync::OnceCell::new() })
     }
 
-    fn emit(&self, sink: &dyn EventSink, session: &str, event: Event) {
-        self.emit_event(sink, session, event);
-    }
-
     /// Runs one user turn to completion. The session event is emitted first; on failure an `error`
     /// event is emitted and the user's message stays stored.
     pub async fn run_turn(
@@ -100,10 +96,10 @@ impl Engine {
                 self.store.create_session(&workspace.to_string_lossy(), &title_of(&request.prompt))?
             }
         };
-        self.emit(sink, &session.id, Event::Session { id: session.id.clone() });
+        self.emit_event(sink, &session.id, Event::Session { id: session.id.clone() });
         let result = self.run_turn_in(&session, &request, sink, cancel).await;
         if let Err(err) = &result {
-            self.emit(sink, &session.id, Event::Error { message: err.to_string() });
+            self.emit_event(sink, &session.id, Event::Error { message: err.to_string() });
         }
         result
     }
@@ -164,7 +160,7 @@ impl Engine {
                     crate::compaction::CompactOutcome::Completed { .. }
                 );
             if finished || (cut && !self.config.cache_compact.auto_resume) {
-                self.emit(sink, &session.id, Event::TurnCompleted { text: completion.text.clone() });
+                self.emit_event(sink, &session.id, Event::TurnCompleted { text: completion.text.clone() });
                 return Ok(TurnOutcome { session: session.id.clone(), text: completion.text, steps: step });
             }
             if cut {
@@ -209,7 +205,7 @@ impl Engine {
         })?;
         self.store.finish_model_call(call_id, &self.ledger_update(&completion, Some(seq)))?;
         let usage = &completion.usage;
-        self.emit(
+        self.emit_event(
             sink,
             &session.id,
             Event::ModelCall {
@@ -230,7 +226,7 @@ impl Engine {
         for call in calls {
             if let Some(entry) = pending.iter().find(|e| e.call_id == call.id && e.state == JournalState::Requested) {
                 self.store_result(&session.id, entry.id, call, &ToolOutput::error(why.into()))?;
-                self.emit(
+                self.emit_event(
                     sink,
                     &session.id,
                     Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: false },
@@ -264,7 +260,7 @@ impl Engine {
                 Err(refusal) => refusal,
                 Ok(()) => {
                     self.store.mark_tool_started(entry.id)?;
-                    self.emit(
+                    self.emit_event(
                         sink,
                         &session.id,
                         Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() },
@@ -273,7 +269,7 @@ impl Engine {
                 }
             };
             self.store_result(&session.id, entry.id, call, &output)?;
-            self.emit(
+            self.emit_event(
                 sink,
                 &session.id,
                 Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: output.ok },

@@ -42,7 +42,7 @@ pub struct PreparedRequest {
 impl PreparedRequest {
     pub fn build(provider: &Provider, system: String, live: Vec<Message>) -> Self {
         let tools = tools::catalog_json(provider.config().api, &tools::catalog());
-        let tool_catalog_chars = tools::tool_catalog_chars(provider.config().api);
+        let tool_catalog_chars = tools::catalog_chars(&tools);
         let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
         let ranges = seq_ranges(live.iter().map(|m| m.seq));
         let wire = provider.wire_messages(&system, live);

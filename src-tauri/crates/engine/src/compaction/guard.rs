@@ -74,16 +74,17 @@ impl Engine {
         let compaction = &self.config.compaction;
         let max_chars = self.config.limits.max_context_chars;
         let mut attempt = if compaction.auto { CompactionAttempt::Ran } else { CompactionAttempt::Disabled };
+        let mut pressure = self.pressure(session)?;
         if compaction.auto {
-            let pressure = self.pressure(session)?;
             let window = self.context_window().await;
             if let Some(trigger) = auto_compaction_due(pressure, window, compaction.threshold, max_chars) {
                 tracing::debug!(?trigger, "automatic compaction due");
                 let outcome = self.compact(session, CompactionReason::Auto, None, false, sink, cancel).await?;
                 attempt = CompactionAttempt::from(&outcome);
+                pressure = self.pressure(session)?;
             }
         }
-        if !over_hard_limit(self.pressure(session)?, max_chars) {
+        if !over_hard_limit(pressure, max_chars) {
             return Ok(());
         }
         if self.reduce_kept_tail(session, sink)? {

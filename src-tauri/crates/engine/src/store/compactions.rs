@@ -29,6 +29,34 @@ pub enum Status {
     Reverted,
 }
 
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Checkpoint => "checkpoint",
+            Kind::Reduction => "reduction",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [Kind::Checkpoint, Kind::Reduction].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Proposed => "proposed",
+            Status::Applied => "applied",
+            Status::Discarded => "discarded",
+            Status::Reverted => "reverted",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [Status::Proposed, Status::Applied, Status::Discarded, Status::Reverted].into_iter().find(|x| x.as_str() == s)
+    }
+}
+
 /// A compaction or reduction as stored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -89,19 +117,15 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
     let bad = |i: usize, v: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, v.into());
     Ok(CompactionRecord {
         id: row.get(0)?,
-        kind: match text(1)?.as_str() {
-            "checkpoint" => Kind::Checkpoint,
-            "reduction" => Kind::Reduction,
-            other => return Err(bad(1, format!("unknown kind {other:?}"))),
+        kind: {
+            let kind = text(1)?;
+            Kind::parse(&kind).ok_or_else(|| bad(1, format!("unknown kind {kind:?}")))?
         },
         reason: row.get(2)?,
         focus: row.get(3)?,
-        status: match text(4)?.as_str() {
-            "proposed" => Status::Proposed,
-            "applied" => Status::Applied,
-            "discarded" => Status::Discarded,
-            "reverted" => Status::Reverted,
-            other => return Err(bad(4, format!("unknown status {other:?}"))),
+        status: {
+            let status = text(4)?;
+            Status::parse(&status).ok_or_else(|| bad(4, format!("unknown status {status:?}")))?
         },
         partial: row.get(5)?,
         checkpoint: json(6)?,
@@ -131,18 +155,10 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
         params![
             session,
-            match record.kind {
-                Kind::Checkpoint => "checkpoint",
-                Kind::Reduction => "reduction",
-            },
+            record.kind.as_str(),
             record.reason,
             record.focus,
-            match status {
-                Status::Proposed => "proposed",
-                Status::Applied => "applied",
-                Status::Discarded => "discarded",
-                Status::Reverted => "reverted",
-            },
+            status.as_str(),
             record.partial,
             record.checkpoint.to_string(),
             serde_json::to_string(&super::seq_ranges(record.summarized_seqs.iter().copied()))?,

@@ -97,7 +97,12 @@ pub fn catalog_json(api: Api, specs: &[ToolSpec]) -> Value {
 
 /// Characters of the serialized tool catalog (what every request carries).
 pub fn tool_catalog_chars(api: Api) -> u64 {
-    catalog_json(api, &catalog()).to_string().chars().count() as u64
+    catalog_chars(&catalog_json(api, &catalog()))
+}
+
+/// Characters of a serialized `tools` array.
+pub fn catalog_chars(tools: &Value) -> u64 {
+    tools.to_string().chars().count() as u64
 }
 
 /// Decides tool calls whose permission is `ask`.
