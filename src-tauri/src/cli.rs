@@ -263,10 +263,10 @@ async fn compact(context: &Context, args: CompactArgs) -> Result<()> {
 }
 
 async fn models(context: &Context) -> Result<()> {
-    let engine = context.engine()?;
-    let models = engine.provider.list_models().await?;
+    let provider = alisio_engine::provider::Provider::new(&context.loaded.config.provider)?;
+    let models = provider.list_models().await?;
     let configured = context.loaded.config.provider.context_window;
-    let reported = engine.provider.context_window_from(Some(&models)).await?;
+    let reported = provider.context_window_from(Some(&models)).await?;
     let document = serde_json::json!({
         "baseUrl": context.loaded.config.provider.base_url,
         "model": context.loaded.config.provider.model,
@@ -303,8 +303,7 @@ async fn sessions(context: &Context, command: SessionsCommand) -> Result<()> {
             }
         }
         SessionsCommand::Show { session, view: View::Model } => {
-            let engine = context.engine()?;
-            let model_view = view::model_view(&context.store, &engine.provider, &context.loaded.config, &session)?;
+            let model_view = view::model_view(&context.store, &context.loaded.config, &session)?;
             if context.json {
                 print_json(&model_view)
             } else {

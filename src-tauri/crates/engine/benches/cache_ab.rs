@@ -12,7 +12,7 @@ use std::time::Instant;
 use alisio_engine::compaction::cache::HANDOFF_REQUEST;
 use alisio_engine::config::Config;
 use alisio_engine::provider::wire::WireItem;
-use alisio_engine::provider::{Completion, Provider, RequestOptions};
+use alisio_engine::provider::{build_body, Completion, Provider, RequestOptions};
 use alisio_engine::store::sessions::append_message;
 use alisio_engine::store::Store;
 use alisio_engine::tools::catalog_json;
@@ -50,7 +50,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// The three request bodies for one run's history: the live request (what the previous turn sent),
 /// (b) the appended summary request and (a) the rebuilt summarizer prompt. Each run gets its own
 /// history, as each real compaction does, so no run can hit a prompt cached by an earlier one.
-fn requests(config: &Config, provider: &Provider, run: usize) -> Result<[serde_json::Value; 3], BoxError> {
+fn requests(config: &Config, run: usize) -> Result<[serde_json::Value; 3], BoxError> {
     let nonce = format!("{run}-{}", std::process::id());
     // A long coding session: prompts, answers and tool results (≈ 5,000 tokens with the catalog).
     let dir = tempfile::tempdir()?;
@@ -81,13 +81,21 @@ fn requests(config: &Config, provider: &Provider, run: usize) -> Result<[serde_j
             format!("{}: {}{}\n", m.role.as_str(), m.content, calls)
         })
         .collect();
-    let prepared = PreparedRequest::build(provider, system_prompt(config, &session.workspace), live);
-    let live_body =
-        provider.build_body(&prepared.wire, &prepared.tools, RequestOptions { max_tokens: 1, tool_choice_none: false });
+    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &session.workspace), live);
+    let live_body = build_body(
+        &config.provider,
+        &prepared.wire,
+        &prepared.tools,
+        RequestOptions { max_tokens: 1, tool_choice_none: false },
+    );
     let mut appended = prepared.wire.clone();
     appended.push(WireItem::Text { role: "user", content: HANDOFF_REQUEST.into() });
-    let appended_body =
-        provider.build_body(&appended, &prepared.tools, RequestOptions { max_tokens: 64, tool_choice_none: false });
+    let appended_body = build_body(
+        &config.provider,
+        &appended,
+        &prepared.tools,
+        RequestOptions { max_tokens: 64, tool_choice_none: false },
+    );
     let rebuilt = vec![
         WireItem::Text { role: "system", content: "You summarize coding sessions for a hand-off.".into() },
         WireItem::Text {
@@ -95,7 +103,8 @@ fn requests(config: &Config, provider: &Provider, run: usize) -> Result<[serde_j
             content: format!("Here is the conversation so far:\n\n{transcript}\n{HANDOFF_REQUEST}"),
         },
     ];
-    let rebuilt_body = provider.build_body(
+    let rebuilt_body = build_body(
+        &config.provider,
         &rebuilt,
         &catalog_json(config.provider.api, &[]),
         RequestOptions { max_tokens: 64, tool_choice_none: false },
@@ -131,7 +140,7 @@ fn main() -> Result<(), BoxError> {
     let mut b = Vec::new();
     runtime.block_on(async {
         for run in 0..runs {
-            let [live_body, appended_body, rebuilt_body] = requests(&config, &provider, run)?;
+            let [live_body, appended_body, rebuilt_body] = requests(&config, run)?;
             send(live_body.clone()).await?; // the previous turn: the server now caches the live prefix
             a.push(send(rebuilt_body).await?);
             send(live_body).await?;

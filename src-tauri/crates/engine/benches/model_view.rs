@@ -5,7 +5,6 @@
 use std::time::{Duration, Instant};
 
 use alisio_engine::config::Config;
-use alisio_engine::provider::Provider;
 use alisio_engine::store::Store;
 use alisio_engine::view::model_view;
 
@@ -25,12 +24,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("populated {MESSAGES} messages ({COMPACTED} compacted) in {:.1} s", started.elapsed().as_secs_f64());
 
     let config = Config::default();
-    let provider = Provider::new(&config.provider)?;
     let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
     let mut live = 0;
     for _ in 0..RUNS {
         let t = Instant::now();
-        let view = model_view(&store, &provider, &config, &session.id)?;
+        let view = model_view(&store, &config, &session.id)?;
         times.push(t.elapsed());
         live = view.messages.len();
         std::hint::black_box(&view);

@@ -1,21 +1,19 @@
 //! The demo session: on a machine with no model server, Alisio produces a session by itself by
-//! running its own agent loop and compaction against a built-in scripted provider on 127.0.0.1. It
-//! shows tool calls, a trimmed tool output, a checkpoint, a partial checkpoint and an uncertain
-//! tool call waiting to be acknowledged.
+//! running its own agent loop and compaction against the in-process [`ScriptedClient`]. It shows
+//! tool calls, a trimmed tool output, a checkpoint, a partial checkpoint and an uncertain tool call
+//! waiting to be acknowledged.
 
-use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Engine, TurnRequest};
 use crate::config::{self, Config};
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Envelope};
+use crate::model::scripted::{answer as scripted_answer, cut_answer, tool_calls, ScriptedClient};
 use crate::store::journal;
 use crate::store::sessions::append_message;
 use crate::store::Store;
@@ -25,31 +23,15 @@ use crate::transcript::{NewMessage, ToolCall};
 pub const DEMO_TITLE: &str = "Demo — parser error reporting (built-in scripted provider, no model server)";
 
 fn answer(text: &str) -> Value {
-    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-           "usage": {"prompt_tokens": 900, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 640}}})
+    scripted_answer(text, 900, 640)
 }
 
 fn calls(text: &str, calls: &[(&str, &str, Value)]) -> Value {
-    let calls: Vec<Value> = calls
-        .iter()
-        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
-        .collect();
-    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": calls}, "finish_reason": "tool_calls"}],
-           "usage": {"prompt_tokens": 1200, "completion_tokens": 30, "prompt_tokens_details": {"cached_tokens": 1024}}})
+    tool_calls(text, calls, 1200, 1024)
 }
 
-fn cut(text: &str) -> Value {
-    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}],
-           "usage": {"prompt_tokens": 2100, "completion_tokens": 512}})
-}
-
-/// Answers for turns, and answers for summarizer calls (which carry `tool_choice: "none"`).
-struct Script {
-    turns: VecDeque<Value>,
-    summaries: VecDeque<Value>,
-}
-
-fn script() -> Script {
+/// Answers for turns, and answers for summarizer calls.
+fn script() -> ScriptedClient {
     let checkpoint = json!({
         "goal": "Make the configuration parser report every error with its line number.",
         "instructions": ["Keep the public API of parse_config unchanged", "Run the tests after each change"],
@@ -81,66 +63,7 @@ fn script() -> Script {
         ),
         answer("ParseError now has a `line` field. Next: pass the line from the tokenizer."),
     ];
-    Script { turns: turns.into(), summaries: vec![answer(&checkpoint.to_string()), cut(partial)].into() }
-}
-
-/// Serves the script as an OpenAI-compatible chat endpoint (whole answers, no streaming).
-async fn serve(listener: TcpListener, script: Arc<Mutex<Script>>, stop: CancellationToken) {
-    loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            _ = stop.cancelled() => return,
-        };
-        let Ok((mut socket, _)) = accepted else { return };
-        let script = script.clone();
-        tokio::spawn(async move {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 16 * 1024];
-            // Read the head, then the body by Content-Length.
-            let (head_end, length) = loop {
-                let Ok(n) = socket.read(&mut chunk).await else { return };
-                if n == 0 {
-                    return;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                if let Some(pos) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                    let head = String::from_utf8_lossy(&buf[..pos]).to_ascii_lowercase();
-                    let length = head
-                        .lines()
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .and_then(|v| v.trim().parse::<usize>().ok())
-                        .unwrap_or(0);
-                    break (pos + 4, length);
-                }
-            };
-            while buf.len() < head_end + length {
-                match socket.read(&mut chunk).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                }
-            }
-            let is_post = buf.starts_with(b"POST");
-            let request: Value = serde_json::from_slice(&buf[head_end..]).unwrap_or(Value::Null);
-            let summarizer = request.get("tool_choice").and_then(Value::as_str) == Some("none");
-            let next = match script.lock() {
-                Ok(mut s) if is_post && summarizer => s.summaries.pop_front(),
-                Ok(mut s) if is_post => s.turns.pop_front(),
-                _ => None,
-            };
-            let (status, body) = match next {
-                Some(answer) => ("200 OK", answer.to_string()),
-                None => {
-                    ("404 Not Found", "{\"error\": \"the demo script has no answer for this request\"}".to_string())
-                }
-            };
-            let response = format!(
-                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = socket.write_all(response.as_bytes()).await;
-            let _ = socket.shutdown().await;
-        });
-    }
+    ScriptedClient::new(turns, [answer(&checkpoint.to_string()), cut_answer(partial, 2100)])
 }
 
 fn write_workspace(dir: &Path) -> Result<()> {
@@ -166,14 +89,8 @@ fn write_workspace(dir: &Path) -> Result<()> {
 /// Creates the demo session in `store` and returns its id.
 pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<String> {
     write_workspace(workspace)?;
-    let listener =
-        TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::io("cannot start the demo provider", e))?;
-    let addr = listener.local_addr().map_err(|e| Error::io("cannot start the demo provider", e))?;
-    let stop = CancellationToken::new();
-    tokio::spawn(serve(listener, Arc::new(Mutex::new(script())), stop.clone()));
-
     let raw = json!({
-        "provider": {"id": "demo", "baseUrl": format!("http://{addr}/v1"), "model": "scripted-demo", "stream": false,
+        "provider": {"id": "demo", "baseUrl": "http://scripted.invalid/v1", "model": "scripted-demo", "stream": false,
                      "contextWindow": 32768, "maxRetries": 0},
         "compaction": {"auto": false, "keepTurns": 1, "maxOutputTokens": 512},
         "limits": {"maxContextChars": 24000},
@@ -181,10 +98,10 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
         "plugins": [],
     });
     let config: Config = config::from_value(&raw)?;
-    let engine = Engine::new(config, store.clone())?;
+    let engine = Engine::with_client(config, store.clone(), Arc::new(script()))?;
     let quiet = |_: &Envelope| {};
     let cancel = CancellationToken::new();
-    let result = async {
+    async {
         let turn = |session: Option<String>, prompt: &str| TurnRequest {
             session,
             prompt: prompt.into(),
@@ -220,7 +137,5 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
         })?;
         Ok::<String, Error>(id)
     }
-    .await;
-    stop.cancel();
-    result
+    .await
 }

@@ -15,6 +15,25 @@ pub enum CompactionReason {
     Cache,
 }
 
+impl CompactionReason {
+    pub const ALL: [CompactionReason; 4] =
+        [CompactionReason::Manual, CompactionReason::Auto, CompactionReason::Budget, CompactionReason::Cache];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionReason::Manual => "manual",
+            CompactionReason::Auto => "auto",
+            CompactionReason::Budget => "budget",
+            CompactionReason::Cache => "cache",
+        }
+    }
+
+    /// The reason stored as `text`; `None` for anything else (callers report it, never guess).
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Size {

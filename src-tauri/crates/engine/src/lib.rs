@@ -1,16 +1,18 @@
-//! Alisio's engine: configuration, the append-only session store, the OpenAI-compatible provider
-//! client, the workspace tools and the agent loop. It must not depend on any UI toolkit, so the
-//! CLI, the desktop app and the tests all drive the same code.
+//! Alisio's engine: configuration, the append-only session store, the model client layer (HTTP
+//! provider, scripted client, call ledger), compaction, the workspace tools and the agent loop.
+//! It must not depend on any UI toolkit, so the CLI, the desktop app and the tests all drive the
+//! same code. Dependencies point one way: model ← compaction ← agent (docs/ARCHITECTURE.md).
 #![forbid(unsafe_code)]
 
 pub mod agent;
 pub mod compaction;
 pub mod config;
+pub mod context;
 pub mod demo;
 pub mod error;
 pub mod events;
 pub mod home;
-mod ledger;
+pub mod model;
 pub mod provider;
 pub mod store;
 pub mod tools;

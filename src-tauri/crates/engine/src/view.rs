@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::config::{Api, Config};
 use crate::error::Result;
 use crate::provider::wire::WireItem;
-use crate::provider::Provider;
+use crate::provider::wire_messages;
 use crate::store::compactions::CompactionRecord;
 use crate::store::{seq_ranges, JournalEntry, JournalState, ModelCallRecord, Session, Store};
 use crate::tools;
@@ -40,12 +40,12 @@ pub struct PreparedRequest {
 }
 
 impl PreparedRequest {
-    pub fn build(provider: &Provider, system: String, live: Vec<Message>) -> Self {
-        let tools = tools::catalog_json(provider.config().api, &tools::catalog());
+    pub fn build(api: Api, system: String, live: Vec<Message>) -> Self {
+        let tools = tools::catalog_json(api, &tools::catalog());
         let tool_catalog_chars = tools::catalog_chars(&tools);
         let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
         let ranges = seq_ranges(live.iter().map(|m| m.seq));
-        let wire = provider.wire_messages(&system, live);
+        let wire = wire_messages(api, &system, live);
         Self { system, ranges, wire, tools, chars, tool_catalog_chars }
     }
 
@@ -68,14 +68,14 @@ pub struct ModelView {
     pub estimated_tokens: u64,
 }
 
-pub fn model_view(store: &Store, provider: &Provider, config: &Config, session: &str) -> Result<ModelView> {
+pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<ModelView> {
     let record = store.resolve_session(session)?;
     let live = store.live_messages(&record.id)?;
-    let prepared = PreparedRequest::build(provider, system_prompt(config, &record.workspace), live);
+    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live);
     Ok(ModelView {
         session: record.id,
-        api: provider.config().api,
-        model: provider.config().model.clone(),
+        api: config.provider.api,
+        model: config.provider.model.clone(),
         estimated_tokens: estimate_tokens(prepared.request_chars()),
         chars: prepared.chars,
         tool_catalog_chars: prepared.tool_catalog_chars,

@@ -233,7 +233,7 @@ impl Backend {
 
     pub fn model_view(&self, session: &str) -> IpcResult<ModelView> {
         let engine = self.engine();
-        Ok(view::model_view(&self.store, &engine.provider, &engine.config, session)?)
+        Ok(view::model_view(&self.store, engine.config(), session)?)
     }
 
     /// Rebuilds exactly what a past request carried, from the records it names.
@@ -252,7 +252,7 @@ impl Backend {
             Ok(conn.query_row("SELECT system_prompt FROM model_calls WHERE id = ?1", [call_id], |r| r.get(0))?)
         })?;
         let engine = self.engine();
-        let mut wire = engine.provider.wire_messages(&system, messages);
+        let mut wire = alisio_engine::provider::wire_messages(engine.config().provider.api, &system, messages);
         if let Some(appended) = call.params.get("appendedUserMessage").and_then(Value::as_str) {
             wire.push(WireItem::Text { role: "user", content: appended.to_string() });
         }
@@ -263,7 +263,7 @@ impl Backend {
         let engine = self.engine();
         let record = self.store.resolve_session(session)?;
         let pressure = engine.pressure(&record)?;
-        let (window_tokens, window_source) = match engine.config.provider.context_window {
+        let (window_tokens, window_source) = match engine.config().provider.context_window {
             Some(w) => (Some(w), "provider.contextWindow"),
             None => match engine.context_window().await {
                 Some(w) => (Some(w), "GET /models"),
@@ -280,11 +280,11 @@ impl Backend {
             },
             window_tokens,
             threshold: if cache {
-                engine.config.cache_compact.threshold / 100.0
+                engine.config().cache_compact.threshold / 100.0
             } else {
-                engine.config.compaction.threshold
+                engine.config().compaction.threshold
             },
-            max_context_chars: engine.config.limits.max_context_chars,
+            max_context_chars: engine.config().limits.max_context_chars,
             reducible_chars: pressure.reducible_chars,
             tool_catalog_chars: pressure.tool_catalog_chars,
             estimated_tokens: pressure.request_tokens(),

@@ -5,18 +5,16 @@
 //! in the database (it survives restarts) and the stored view still shows everything.
 
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use super::budget::{budget_exceeded_message, over_hard_limit, CompactionAttempt};
-use super::CompactOutcome;
-use crate::agent::Engine;
+use super::{emit_completed, pressure, reduce_kept_tail, send_summary, CompactOutcome};
 use crate::config::{Config, Strategy};
+use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::events::{CompactionReason, Event, EventSink};
-use crate::ledger::Outgoing;
+use crate::events::{CompactionReason, Event};
+use crate::model::{Outgoing, Purpose};
 use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, Kind, NewCompaction, Status};
-use crate::store::Session;
 use crate::transcript::estimate_tokens;
 use crate::view::{system_prompt, PreparedRequest};
 
@@ -48,38 +46,31 @@ pub fn check_trip(total_tokens: u64, limit: u64, threshold_percent: f64, latched
     }
 }
 
-impl Engine {
-    pub fn cache_strategy_active(&self) -> bool {
-        cache_strategy_applies(&self.config)
+fn debug(config: &Config, what: std::fmt::Arguments<'_>) {
+    if config.cache_compact.debug {
+        eprintln!("[cacheCompact] {what}");
     }
+}
 
-    fn cache_debug(&self, what: std::fmt::Arguments<'_>) {
-        if self.config.cache_compact.debug {
-            eprintln!("[cacheCompact] {what}");
-        }
+/// After a step: compares the server-reported total tokens with the window and updates the latch.
+pub(super) async fn trip_after_step(ctx: &Context<'_>, completion: &Completion, request_tokens: u64) -> Result<bool> {
+    let session = ctx.session;
+    let usage = &completion.usage;
+    let total = match (usage.prompt_tokens, usage.completion_tokens) {
+        (Some(prompt), completion_tokens) => prompt + completion_tokens.unwrap_or(0),
+        (None, _) => request_tokens + estimate_tokens(completion.text.chars().count() as u64),
+    };
+    let limit = ctx.model.context_window().await.unwrap_or(ctx.config.cache_compact.context_limit);
+    let latched = ctx.store.cache_latched(&session.id)?;
+    let (trip, latched_after) = check_trip(total, limit, ctx.config.cache_compact.threshold, latched);
+    if latched_after != latched {
+        ctx.store.set_cache_latched(&session.id, latched_after)?;
     }
-
-    /// After a step: compares the server-reported total tokens with the window and updates the latch.
-    pub async fn cache_trip_after_step(
-        &self,
-        session: &Session,
-        completion: &Completion,
-        request_tokens: u64,
-    ) -> Result<bool> {
-        let usage = &completion.usage;
-        let total = match (usage.prompt_tokens, usage.completion_tokens) {
-            (Some(prompt), completion_tokens) => prompt + completion_tokens.unwrap_or(0),
-            (None, _) => request_tokens + estimate_tokens(completion.text.chars().count() as u64),
-        };
-        let limit = self.context_window().await.unwrap_or(self.config.cache_compact.context_limit);
-        let latched = self.store.cache_latched(&session.id)?;
-        let (trip, latched_after) = check_trip(total, limit, self.config.cache_compact.threshold, latched);
-        if latched_after != latched {
-            self.store.set_cache_latched(&session.id, latched_after)?;
-        }
-        self.cache_debug(format_args!(
+    debug(
+        ctx.config,
+        format_args!(
             "step used {total} tokens of {limit} (threshold {}%, cached {:?}): {}",
-            self.config.cache_compact.threshold,
+            ctx.config.cache_compact.threshold,
             usage.cached_tokens,
             if trip {
                 "trip"
@@ -88,95 +79,94 @@ impl Engine {
             } else {
                 "below"
             }
-        ));
-        Ok(trip)
-    }
+        ),
+    );
+    Ok(trip)
+}
 
-    /// Summarizes by appending to the unchanged live request, then cuts the outbound context.
-    pub async fn cache_compact(
-        &self,
-        session: &Session,
-        sink: &dyn EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<CompactOutcome> {
-        self.emit_event(sink, &session.id, Event::CompactionStarted { reason: CompactionReason::Cache, focus: None });
-        let live = self.store.live_messages(&session.id)?;
-        let summarized_seqs: Vec<i64> = live.iter().map(|m| m.seq).collect();
-        let summarized_chars: u64 = live.iter().map(|m| m.chars).sum();
-        let anchor = live.last().map(|m| m.anchor).unwrap_or(0);
-        let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
-        let max_tokens = self.config.cache_compact.summary_max_tokens;
-        // Same system prompt, same tools array, same messages: only the appended request is new.
-        let outgoing = Outgoing {
-            purpose: "cache-summary",
-            prepared: &prepared,
-            appended: Some(HANDOFF_REQUEST),
-            options: RequestOptions { max_tokens, tool_choice_none: false },
-        };
-        let (call_id, completion) = match self.send_summary(session, outgoing, sink, cancel).await? {
-            Ok(sent) => sent,
-            Err(failed) => return Ok(failed),
-        };
-        self.cache_debug(format_args!(
+/// Summarizes by appending to the unchanged live request, then cuts the outbound context.
+pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    ctx.emit(Event::CompactionStarted { reason: CompactionReason::Cache, focus: None });
+    let live = ctx.store.live_messages(&session.id)?;
+    let summarized_seqs: Vec<i64> = live.iter().map(|m| m.seq).collect();
+    let summarized_chars: u64 = live.iter().map(|m| m.chars).sum();
+    let anchor = live.last().map(|m| m.anchor).unwrap_or(0);
+    let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
+    let max_tokens = ctx.config.cache_compact.summary_max_tokens;
+    // Same system prompt, same tools array, same messages: only the appended request is new.
+    let outgoing = Outgoing {
+        purpose: Purpose::CacheSummary,
+        prepared: &prepared,
+        appended: Some(HANDOFF_REQUEST),
+        options: RequestOptions { max_tokens, tool_choice_none: false },
+    };
+    let (call_id, completion) = match send_summary(ctx, outgoing).await? {
+        Ok(sent) => sent,
+        Err(failed) => return Ok(failed),
+    };
+    debug(
+        ctx.config,
+        format_args!(
             "summary request: {:?} prompt tokens, {:?} cached, {:?} ms prompt processing",
             completion.usage.prompt_tokens, completion.usage.cached_tokens, completion.usage.prompt_ms
-        ));
-        let summary = completion.text.trim();
-        if summary.is_empty() {
-            let error = "the model returned an empty summary, so nothing was cut".to_string();
-            self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
-            return Ok(CompactOutcome::Failed { error });
-        }
-        let partial = completion.finish_reason.as_deref() == Some("length");
-        let content = format!("{SUMMARY_HEADING}\n\n{summary}");
-        let checkpoint_chars = content.chars().count() as u64;
-        let record = NewCompaction {
-            kind: Kind::Checkpoint,
-            reason: "cache".into(),
-            focus: None,
-            partial,
-            checkpoint: json!({"text": summary}),
-            summarized_seqs,
-            summarized_chars,
-            checkpoint_chars,
-            before_chars: prepared.chars,
-            after_chars: prepared.chars - summarized_chars + checkpoint_chars,
-            plugin_reports: json!([]),
-            plugin_fields: json!({}),
-            inject_context: Vec::new(),
-            model_call_id: Some(call_id),
-        };
-        let id = self.store.write(|tx| {
-            let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-            compactions::apply_checkpoint(tx, &session.id, id, anchor, &content, &[], &record.summarized_seqs)?;
-            Ok(id)
-        })?;
-        self.cache_debug(format_args!(
-            "cut {} messages behind a {checkpoint_chars}-char summary",
-            record.summarized_seqs.len()
-        ));
-        self.emit_completed(sink, &session.id, CompactionReason::Cache, &record);
-        Ok(CompactOutcome::Completed { compaction: id, partial })
+        ),
+    );
+    let summary = completion.text.trim();
+    if summary.is_empty() {
+        let error = "the model returned an empty summary, so nothing was cut".to_string();
+        ctx.emit(Event::CompactionFailed { error: error.clone() });
+        return Ok(CompactOutcome::Failed { error });
     }
+    let partial = completion.finish_reason.as_deref() == Some("length");
+    let content = format!("{SUMMARY_HEADING}\n\n{summary}");
+    let checkpoint_chars = content.chars().count() as u64;
+    let record = NewCompaction {
+        kind: Kind::Checkpoint,
+        reason: CompactionReason::Cache,
+        focus: None,
+        partial,
+        checkpoint: json!({"text": summary}),
+        summarized_seqs,
+        summarized_chars,
+        checkpoint_chars,
+        before_chars: prepared.chars,
+        after_chars: prepared.chars - summarized_chars + checkpoint_chars,
+        plugin_reports: json!([]),
+        plugin_fields: json!({}),
+        inject_context: Vec::new(),
+        model_call_id: Some(call_id),
+    };
+    let id = ctx.store.write(|tx| {
+        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
+        compactions::apply_checkpoint(tx, &session.id, id, anchor, &content, &[], &record.summarized_seqs)?;
+        Ok(id)
+    })?;
+    debug(
+        ctx.config,
+        format_args!("cut {} messages behind a {checkpoint_chars}-char summary", record.summarized_seqs.len()),
+    );
+    emit_completed(ctx, CompactionReason::Cache, &record);
+    Ok(CompactOutcome::Completed { compaction: id, partial })
+}
 
-    /// Cache strategy, before a model call: the hard limit still holds, but nothing before the
-    /// boundary is rewritten when `disablePrune` is on (it would break the cached prefix).
-    pub fn guard_cache_budget(&self, session: &Session, sink: &dyn EventSink) -> Result<()> {
-        let max_chars = self.config.limits.max_context_chars;
-        if !over_hard_limit(self.pressure(session)?, max_chars) {
-            return Ok(());
-        }
-        if !self.config.cache_compact.disable_prune && self.reduce_kept_tail(session, sink)? {
-            return Ok(());
-        }
-        let pressure = self.pressure(session)?;
-        Err(Error::Budget(budget_exceeded_message(
-            pressure.reducible_chars,
-            max_chars,
-            &CompactionAttempt::Disabled,
-            &session.id,
-        )))
+/// Cache strategy, before a model call: the hard limit still holds, but nothing before the
+/// boundary is rewritten when `disablePrune` is on (it would break the cached prefix).
+pub(super) fn guard(ctx: &Context<'_>) -> Result<()> {
+    let max_chars = ctx.config.limits.max_context_chars;
+    if !over_hard_limit(pressure(ctx)?, max_chars) {
+        return Ok(());
     }
+    if !ctx.config.cache_compact.disable_prune && reduce_kept_tail(ctx)? {
+        return Ok(());
+    }
+    let pressure = pressure(ctx)?;
+    Err(Error::Budget(budget_exceeded_message(
+        pressure.reducible_chars,
+        max_chars,
+        &CompactionAttempt::Disabled,
+        ctx.session_id(),
+    )))
 }
 
 #[cfg(test)]

@@ -1,37 +1,42 @@
 //! Native compaction (SPEC S1): a structured checkpoint from the current provider replaces old
 //! messages, which stay stored and marked compacted. Proposals can be previewed, edited and applied;
 //! the newest compaction can be undone exactly. The pure parts live in `boundary`, `budget`,
-//! `checkpoint` and `reduction`; this module wires them to the store, the provider and the events.
+//! `checkpoint` and `reduction`; this module wires them to the store, the model caller and the
+//! events. The two strategies that decide *when* to compact (`native`, `cache`) sit behind one
+//! trait in `strategy`. Depends on the model layer, never on the agent loop.
 
 pub mod boundary;
 pub mod budget;
 pub mod cache;
 pub mod checkpoint;
-mod guard;
+mod native;
 pub mod plugins;
 pub mod reduction;
+pub mod strategy;
 
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use tokio_util::sync::CancellationToken;
 
-use crate::agent::Engine;
+use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::events::{CompactionReason, Event, EventSink, Size};
-use crate::ledger::Outgoing;
-use crate::provider::RequestOptions;
+use crate::events::{CompactionReason, Event, Size};
+use crate::model::{Outgoing, Purpose};
+use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, Kind, NewCompaction, Status};
-use crate::store::{JournalState, Session};
+use crate::store::JournalState;
+use crate::tools::tool_catalog_chars;
 use crate::transcript::{estimate_tokens, Message, MessageMeta, Role};
 use crate::view::{system_prompt, PreparedRequest};
 
-pub use guard::TurnBudget;
+pub use budget::Pressure;
+pub use native::reduce_kept_tail;
+pub use strategy::{strategy_for, ContextStrategy, StepEnd, ToolGate};
 
 use boundary::{select_safe_boundary, Shape};
 use checkpoint::{parse_checkpoint, render, summary_request, Checkpoint, OutputField};
-use plugins::{with_timeout, AfterCompact, BeforeCompact};
+use plugins::{with_timeout, AfterCompact, BeforeCompact, CompactionPlugin};
 
 /// What a compaction attempt came to.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,15 +58,6 @@ pub fn shape_of(message: &Message) -> Shape {
     }
 }
 
-fn reason_str(reason: CompactionReason) -> &'static str {
-    match reason {
-        CompactionReason::Manual => "manual",
-        CompactionReason::Auto => "auto",
-        CompactionReason::Budget => "budget",
-        CompactionReason::Cache => "cache",
-    }
-}
-
 fn excerpt(text: &str, max: usize) -> String {
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
     let mut out: String = line.chars().take(max).collect();
@@ -80,316 +76,284 @@ fn checkpoint_value(checkpoint: &Checkpoint) -> Value {
     }
 }
 
-impl Engine {
-    pub(crate) fn emit_event(&self, sink: &dyn EventSink, session: &str, event: Event) {
-        let envelope = crate::events::Envelope::new(session, event);
-        if let Err(err) = self.store.record_event(&envelope) {
-            tracing::warn!("could not record an event: {err}");
-        }
-        sink.emit(&envelope);
-    }
+fn uncertain_calls(ctx: &Context<'_>) -> Result<Vec<String>> {
+    Ok(ctx
+        .store
+        .unresolved_tool_calls(ctx.session_id())?
+        .into_iter()
+        .filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain))
+        .map(|e| format!("{} {}", e.name, e.call_id))
+        .collect())
+}
 
-    fn uncertain_calls(&self, session: &str) -> Result<Vec<String>> {
-        Ok(self
-            .store
-            .unresolved_tool_calls(session)?
-            .into_iter()
-            .filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain))
-            .map(|e| format!("{} {}", e.name, e.call_id))
-            .collect())
-    }
-
-    /// Compacts the session's live history (SPEC S1). Manual compaction of a session with uncertain
-    /// tool results is refused (exit 3); automatic compaction skips it. With `preview`, the
-    /// checkpoint is stored as a proposal and nothing is hidden.
-    pub async fn compact(
-        &self,
-        session: &Session,
-        reason: CompactionReason,
-        focus: Option<&str>,
-        preview: bool,
-        sink: &dyn EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<CompactOutcome> {
-        let uncertain = self.uncertain_calls(&session.id)?;
-        if !uncertain.is_empty() {
-            if reason == CompactionReason::Manual {
-                return Err(Error::Uncertain {
-                    session: session.id.clone(),
-                    count: uncertain.len(),
-                    calls: uncertain.join(", "),
-                });
-            }
-            let why = format!(
-                "the session has uncertain tool results; run `alisio sessions recover {} --acknowledge` first",
-                session.id
-            );
-            self.emit_event(sink, &session.id, Event::CompactionSkipped { reason: why.clone() });
-            return Ok(CompactOutcome::Skipped { reason: why });
-        }
-        let live = self.store.live_messages(&session.id)?;
-        let shapes: Vec<Shape> = live.iter().map(shape_of).collect();
-        let cut = match select_safe_boundary(&shapes, self.config.compaction.keep_turns) {
-            Ok(cut) => cut,
-            Err(skip) => {
-                let why = skip.message().to_string();
-                self.emit_event(sink, &session.id, Event::CompactionSkipped { reason: why.clone() });
-                return Ok(CompactOutcome::Skipped { reason: why });
-            }
-        };
-        let focus = focus.map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
-        self.emit_event(sink, &session.id, Event::CompactionStarted { reason, focus: focus.clone() });
-
-        // beforeCompact: instructions and output fields for the same summarizer call.
-        let timeout = Duration::from_millis(self.config.plugin_hooks.timeout_ms);
-        let before_input = BeforeCompact {
-            session: session.id.clone(),
-            workspace: session.workspace.clone(),
-            reason: reason_str(reason).into(),
-            focus: focus.clone(),
-        };
-        let mut instructions = Vec::new();
-        let mut plugin_fields: Vec<(usize, Vec<OutputField>)> = Vec::new();
-        for (index, plugin) in self.plugins.iter().enumerate() {
-            match with_timeout(timeout, plugin.before_compact(&before_input)).await {
-                Ok(out) => {
-                    instructions.extend(out.instructions);
-                    plugin_fields.push((index, out.output_fields));
-                }
-                Err(error) => self.emit_event(
-                    sink,
-                    &session.id,
-                    Event::PluginHookFailed { plugin: plugin.name().into(), hook: "beforeCompact".into(), error },
-                ),
-            }
-        }
-        let all_fields: Vec<OutputField> = plugin_fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
-
-        // The live request, unchanged, with the summary request appended: a prefix cache can reuse it.
-        let kept_from = live.get(cut).map(|m| excerpt(&m.content, 80)).filter(|s| !s.is_empty());
-        let request_text = summary_request(focus.as_deref(), kept_from.as_deref(), &instructions, &all_fields);
-        let summarized: Vec<Message> = live[..cut].to_vec();
-        let anchor = summarized.last().map(|m| m.anchor).unwrap_or(0);
-        let prepared = PreparedRequest::build(&self.provider, system_prompt(&self.config, &session.workspace), live);
-        let max_tokens = self.config.compaction.max_output_tokens;
-        let outgoing = Outgoing {
-            purpose: "compaction",
-            prepared: &prepared,
-            appended: Some(&request_text),
-            options: RequestOptions { max_tokens, tool_choice_none: true },
-        };
-        let (call_id, completion) = match self.send_summary(session, outgoing, sink, cancel).await? {
-            Ok(sent) => sent,
-            Err(failed) => return Ok(failed),
-        };
-        let truncated = completion.finish_reason.as_deref() == Some("length");
-        let parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
-            Ok(parsed) => parsed,
-            Err(why) => {
-                let error = if truncated {
-                    format!(
-                        "{why}: the summarizer hit its output budget (compaction.maxOutputTokens = {max_tokens}). \
-                         Raise compaction.maxOutputTokens and compact again"
-                    )
-                } else {
-                    why
-                };
-                self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
-                return Ok(CompactOutcome::Failed { error });
-            }
-        };
-
-        // afterCompact: each plugin gets the checkpoint and its own fields.
-        let checkpoint_json = checkpoint_value(&parsed.checkpoint);
-        let mut inject = Vec::new();
-        let mut reports = Vec::new();
-        for (index, fields) in &plugin_fields {
-            let plugin = &self.plugins[*index];
-            let own: Map<String, Value> = fields
-                .iter()
-                .filter_map(|f| parsed.checkpoint.plugin_fields.get(&f.name).map(|v| (f.name.clone(), v.clone())))
-                .collect();
-            let input = AfterCompact {
+/// Compacts the session's live history (SPEC S1). Manual compaction of a session with uncertain
+/// tool results is refused (exit 3); automatic compaction skips it. With `preview`, the
+/// checkpoint is stored as a proposal and nothing is hidden.
+pub async fn compact(
+    ctx: &Context<'_>,
+    plugins: &[Box<dyn CompactionPlugin>],
+    reason: CompactionReason,
+    focus: Option<&str>,
+    preview: bool,
+) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    let uncertain = uncertain_calls(ctx)?;
+    if !uncertain.is_empty() {
+        if reason == CompactionReason::Manual {
+            return Err(Error::Uncertain {
                 session: session.id.clone(),
-                workspace: session.workspace.clone(),
-                checkpoint: checkpoint_json.clone(),
-                partial: parsed.partial,
-                fields: own,
-            };
-            match with_timeout(timeout, plugin.after_compact(&input)).await {
-                Ok(out) => {
-                    inject.extend(out.inject_context.filter(|c| !c.trim().is_empty()));
-                    if let Some(mut report) = out.report {
-                        if let Value::Object(map) = &mut report {
-                            map.insert("plugin".into(), json!(plugin.name()));
-                        }
-                        reports.push(report);
-                    }
-                }
-                Err(error) => self.emit_event(
-                    sink,
-                    &session.id,
-                    Event::PluginHookFailed { plugin: plugin.name().into(), hook: "afterCompact".into(), error },
-                ),
-            }
-        }
-
-        let rendered = render(&parsed.checkpoint, parsed.partial);
-        let summarized_chars: u64 = summarized.iter().map(|m| m.chars).sum();
-        let checkpoint_chars = rendered.chars().count() as u64;
-        let inject_chars: u64 = inject.iter().map(|c| c.chars().count() as u64).sum();
-        let before_chars = prepared.chars;
-        let after_chars = before_chars - summarized_chars + checkpoint_chars + inject_chars;
-        let record = NewCompaction {
-            kind: Kind::Checkpoint,
-            reason: reason_str(reason).into(),
-            focus: focus.clone(),
-            partial: parsed.partial,
-            checkpoint: serde_json::to_value(&parsed.checkpoint)?,
-            summarized_seqs: summarized.iter().map(|m| m.seq).collect(),
-            summarized_chars,
-            checkpoint_chars,
-            before_chars,
-            after_chars,
-            plugin_reports: Value::Array(reports.clone()),
-            plugin_fields: Value::Object(parsed.checkpoint.plugin_fields.clone()),
-            inject_context: inject.clone(),
-            model_call_id: Some(call_id),
-        };
-        if preview {
-            let proposal =
-                self.store.write(|tx| compactions::insert_compaction(tx, &session.id, &record, Status::Proposed))?;
-            self.emit_event(
-                sink,
-                &session.id,
-                Event::CompactionProposed { proposal, partial: parsed.partial, checkpoint: record.checkpoint.clone() },
-            );
-            return Ok(CompactOutcome::Proposed {
-                proposal,
-                partial: parsed.partial,
-                checkpoint: parsed.checkpoint,
-                rendered,
+                count: uncertain.len(),
+                calls: uncertain.join(", "),
             });
         }
-        let id = self.store.write(|tx| {
-            let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-            compactions::apply_checkpoint(tx, &session.id, id, anchor, &rendered, &inject, &record.summarized_seqs)?;
-            Ok(id)
-        })?;
-        self.emit_completed(sink, &session.id, reason, &record);
-        Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
+        let why = format!(
+            "the session has uncertain tool results; run `alisio sessions recover {} --acknowledge` first",
+            session.id
+        );
+        ctx.emit(Event::CompactionSkipped { reason: why.clone() });
+        return Ok(CompactOutcome::Skipped { reason: why });
     }
+    let live = ctx.store.live_messages(&session.id)?;
+    let shapes: Vec<Shape> = live.iter().map(shape_of).collect();
+    let cut = match select_safe_boundary(&shapes, ctx.config.compaction.keep_turns) {
+        Ok(cut) => cut,
+        Err(skip) => {
+            let why = skip.message().to_string();
+            ctx.emit(Event::CompactionSkipped { reason: why.clone() });
+            return Ok(CompactOutcome::Skipped { reason: why });
+        }
+    };
+    let focus = focus.map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
+    ctx.emit(Event::CompactionStarted { reason, focus: focus.clone() });
 
-    /// Sends a summarizer request through the ledger. A failed call becomes `compaction_failed` and
-    /// the `Failed` outcome; cancellation stays an error.
-    pub(crate) async fn send_summary(
-        &self,
-        session: &Session,
-        outgoing: Outgoing<'_>,
-        sink: &dyn EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<Result<(i64, crate::provider::Completion), CompactOutcome>> {
-        match self.send_recorded(session, outgoing, &mut |_| {}, cancel).await {
-            Ok((call_id, completion)) => {
-                self.store.finish_model_call(call_id, &self.ledger_update(&completion, None))?;
-                Ok(Ok((call_id, completion)))
+    // beforeCompact: instructions and output fields for the same summarizer call.
+    let timeout = Duration::from_millis(ctx.config.plugin_hooks.timeout_ms);
+    let before_input = BeforeCompact {
+        session: session.id.clone(),
+        workspace: session.workspace.clone(),
+        reason: reason.as_str().into(),
+        focus: focus.clone(),
+    };
+    let mut instructions = Vec::new();
+    let mut plugin_fields: Vec<(usize, Vec<OutputField>)> = Vec::new();
+    for (index, plugin) in plugins.iter().enumerate() {
+        match with_timeout(timeout, plugin.before_compact(&before_input)).await {
+            Ok(out) => {
+                instructions.extend(out.instructions);
+                plugin_fields.push((index, out.output_fields));
             }
-            Err(Error::Cancelled) => Err(Error::Cancelled),
-            Err(err) => {
-                let error = err.to_string();
-                self.emit_event(sink, &session.id, Event::CompactionFailed { error: error.clone() });
-                Ok(Err(CompactOutcome::Failed { error }))
+            Err(error) => {
+                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "beforeCompact".into(), error })
+            }
+        }
+    }
+    let all_fields: Vec<OutputField> = plugin_fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+
+    // The live request, unchanged, with the summary request appended: a prefix cache can reuse it.
+    let kept_from = live.get(cut).map(|m| excerpt(&m.content, 80)).filter(|s| !s.is_empty());
+    let request_text = summary_request(focus.as_deref(), kept_from.as_deref(), &instructions, &all_fields);
+    let summarized: Vec<Message> = live[..cut].to_vec();
+    let anchor = summarized.last().map(|m| m.anchor).unwrap_or(0);
+    let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
+    let max_tokens = ctx.config.compaction.max_output_tokens;
+    let outgoing = Outgoing {
+        purpose: Purpose::Compaction,
+        prepared: &prepared,
+        appended: Some(&request_text),
+        options: RequestOptions { max_tokens, tool_choice_none: true },
+    };
+    let (call_id, completion) = match send_summary(ctx, outgoing).await? {
+        Ok(sent) => sent,
+        Err(failed) => return Ok(failed),
+    };
+    let truncated = completion.finish_reason.as_deref() == Some("length");
+    let parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            let error = if truncated {
+                format!(
+                    "{why}: the summarizer hit its output budget (compaction.maxOutputTokens = {max_tokens}). \
+                     Raise compaction.maxOutputTokens and compact again"
+                )
+            } else {
+                why
+            };
+            ctx.emit(Event::CompactionFailed { error: error.clone() });
+            return Ok(CompactOutcome::Failed { error });
+        }
+    };
+
+    // afterCompact: each plugin gets the checkpoint and its own fields.
+    let checkpoint_json = checkpoint_value(&parsed.checkpoint);
+    let mut inject = Vec::new();
+    let mut reports = Vec::new();
+    for (index, fields) in &plugin_fields {
+        let plugin = &plugins[*index];
+        let own: Map<String, Value> = fields
+            .iter()
+            .filter_map(|f| parsed.checkpoint.plugin_fields.get(&f.name).map(|v| (f.name.clone(), v.clone())))
+            .collect();
+        let input = AfterCompact {
+            session: session.id.clone(),
+            workspace: session.workspace.clone(),
+            checkpoint: checkpoint_json.clone(),
+            partial: parsed.partial,
+            fields: own,
+        };
+        match with_timeout(timeout, plugin.after_compact(&input)).await {
+            Ok(out) => {
+                inject.extend(out.inject_context.filter(|c| !c.trim().is_empty()));
+                if let Some(mut report) = out.report {
+                    if let Value::Object(map) = &mut report {
+                        map.insert("plugin".into(), json!(plugin.name()));
+                    }
+                    reports.push(report);
+                }
+            }
+            Err(error) => {
+                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "afterCompact".into(), error })
             }
         }
     }
 
-    fn emit_completed(&self, sink: &dyn EventSink, session: &str, reason: CompactionReason, record: &NewCompaction) {
-        self.emit_event(
-            sink,
-            session,
-            Event::CompactionCompleted {
-                reason,
-                partial: record.partial,
-                before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
-                after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
-                summarized_messages: record.summarized_seqs.len() as u64,
-                summarized_chars: record.summarized_chars,
-                checkpoint_chars: record.checkpoint_chars,
-                plugin_reports: record.plugin_reports.as_array().cloned().unwrap_or_default(),
-            },
-        );
+    let rendered = render(&parsed.checkpoint, parsed.partial);
+    let summarized_chars: u64 = summarized.iter().map(|m| m.chars).sum();
+    let checkpoint_chars = rendered.chars().count() as u64;
+    let inject_chars: u64 = inject.iter().map(|c| c.chars().count() as u64).sum();
+    let before_chars = prepared.chars;
+    let after_chars = before_chars - summarized_chars + checkpoint_chars + inject_chars;
+    let record = NewCompaction {
+        kind: Kind::Checkpoint,
+        reason,
+        focus: focus.clone(),
+        partial: parsed.partial,
+        checkpoint: serde_json::to_value(&parsed.checkpoint)?,
+        summarized_seqs: summarized.iter().map(|m| m.seq).collect(),
+        summarized_chars,
+        checkpoint_chars,
+        before_chars,
+        after_chars,
+        plugin_reports: Value::Array(reports.clone()),
+        plugin_fields: Value::Object(parsed.checkpoint.plugin_fields.clone()),
+        inject_context: inject.clone(),
+        model_call_id: Some(call_id),
+    };
+    if preview {
+        let proposal =
+            ctx.store.write(|tx| compactions::insert_compaction(tx, &session.id, &record, Status::Proposed))?;
+        ctx.emit(Event::CompactionProposed {
+            proposal,
+            partial: parsed.partial,
+            checkpoint: record.checkpoint.clone(),
+        });
+        return Ok(CompactOutcome::Proposed {
+            proposal,
+            partial: parsed.partial,
+            checkpoint: parsed.checkpoint,
+            rendered,
+        });
     }
+    let id = ctx.store.write(|tx| {
+        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
+        compactions::apply_checkpoint(tx, &session.id, id, anchor, &rendered, &inject, &record.summarized_seqs)?;
+        Ok(id)
+    })?;
+    emit_completed(ctx, reason, &record);
+    Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
+}
 
-    /// Applies a stored proposal, optionally with an edited checkpoint (JSON sections or plain text).
-    pub fn apply_proposal(
-        &self,
-        session: &Session,
-        proposal: i64,
-        edited: Option<&str>,
-        sink: &dyn EventSink,
-    ) -> Result<CompactOutcome> {
-        let record = self
-            .store
-            .compaction(&session.id, proposal)?
-            .filter(|r| r.status == Status::Proposed && r.kind == Kind::Checkpoint)
-            .ok_or_else(|| Error::Usage(format!("there is no open proposal {proposal} in session {}", session.id)))?;
-        let (checkpoint, partial) = match edited {
-            Some(text) => {
-                let parsed = parse_checkpoint(text, false, &[])
-                    .map_err(|e| Error::Usage(format!("the edited checkpoint is not usable: {e}")))?;
-                (parsed.checkpoint, false)
-            }
-            None => (serde_json::from_value::<Checkpoint>(record.checkpoint.clone())?, record.partial),
-        };
-        let rendered = render(&checkpoint, partial);
-        let seqs = crate::view::expand_ranges(&record.summarized_ranges);
-        let inject: Vec<String> = serde_json::from_value(record.inject_context.clone())?;
-        let last = *seqs.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
-        let checkpoint_chars = rendered.chars().count() as u64;
-        let after_chars = record.after_chars + checkpoint_chars - record.checkpoint_chars;
-        self.store.write(|tx| {
-            let anchor: i64 =
-                tx.query_row("SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2", (&session.id, last), |r| r.get(0))?;
-            tx.execute(
-                "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5 WHERE id = ?1",
-                (proposal, serde_json::to_string(&checkpoint)?, partial, checkpoint_chars as i64, after_chars as i64),
-            )?;
-            compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &inject, &seqs)?;
-            Ok(())
-        })?;
-        let reason = match record.reason.as_str() {
-            "auto" => CompactionReason::Auto,
-            "budget" => CompactionReason::Budget,
-            "cache" => CompactionReason::Cache,
-            _ => CompactionReason::Manual,
-        };
-        let applied = NewCompaction {
-            kind: Kind::Checkpoint,
-            reason: record.reason.clone(),
-            focus: record.focus.clone(),
-            partial,
-            checkpoint: serde_json::to_value(&checkpoint)?,
-            summarized_seqs: seqs,
-            summarized_chars: record.summarized_chars,
-            checkpoint_chars,
-            before_chars: record.before_chars,
-            after_chars,
-            plugin_reports: record.plugin_reports.clone(),
-            plugin_fields: record.plugin_fields.clone(),
-            inject_context: inject,
-            model_call_id: record.model_call_id,
-        };
-        self.emit_completed(sink, &session.id, reason, &applied);
-        Ok(CompactOutcome::Completed { compaction: proposal, partial })
+/// Sends a summarizer request through the ledger. A failed call becomes `compaction_failed` and
+/// the `Failed` outcome; cancellation stays an error.
+pub(crate) async fn send_summary(
+    ctx: &Context<'_>,
+    outgoing: Outgoing<'_>,
+) -> Result<Result<(i64, Completion), CompactOutcome>> {
+    match ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await {
+        Ok((call_id, completion)) => {
+            ctx.model.finish(ctx.store, call_id, &completion, None)?;
+            Ok(Ok((call_id, completion)))
+        }
+        Err(Error::Cancelled) => Err(Error::Cancelled),
+        Err(err) => {
+            let error = err.to_string();
+            ctx.emit(Event::CompactionFailed { error: error.clone() });
+            Ok(Err(CompactOutcome::Failed { error }))
+        }
     }
+}
 
-    /// Reverts the newest compaction (and reductions after it): originals are live again, the
-    /// checkpoint and reduced copies are marked reverted. Returns the reverted record ids.
-    pub fn undo_compaction(&self, session: &Session, sink: &dyn EventSink) -> Result<Vec<i64>> {
-        let ids = self.store.undo_latest_compaction(&session.id)?;
-        self.emit_event(sink, &session.id, Event::CompactionReverted { compactions: ids.clone() });
-        Ok(ids)
-    }
+fn emit_completed(ctx: &Context<'_>, reason: CompactionReason, record: &NewCompaction) {
+    ctx.emit(Event::CompactionCompleted {
+        reason,
+        partial: record.partial,
+        before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
+        after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
+        summarized_messages: record.summarized_seqs.len() as u64,
+        summarized_chars: record.summarized_chars,
+        checkpoint_chars: record.checkpoint_chars,
+        plugin_reports: record.plugin_reports.as_array().cloned().unwrap_or_default(),
+    });
+}
+
+/// Applies a stored proposal, optionally with an edited checkpoint (JSON sections or plain text).
+pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    let record = ctx
+        .store
+        .compaction(&session.id, proposal)?
+        .filter(|r| r.status == Status::Proposed && r.kind == Kind::Checkpoint)
+        .ok_or_else(|| Error::Usage(format!("there is no open proposal {proposal} in session {}", session.id)))?;
+    let (checkpoint, partial) = match edited {
+        Some(text) => {
+            let parsed = parse_checkpoint(text, false, &[])
+                .map_err(|e| Error::Usage(format!("the edited checkpoint is not usable: {e}")))?;
+            (parsed.checkpoint, false)
+        }
+        None => (serde_json::from_value::<Checkpoint>(record.checkpoint.clone())?, record.partial),
+    };
+    let rendered = render(&checkpoint, partial);
+    let seqs = crate::view::expand_ranges(&record.summarized_ranges);
+    let inject: Vec<String> = serde_json::from_value(record.inject_context.clone())?;
+    let last = *seqs.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
+    let checkpoint_chars = rendered.chars().count() as u64;
+    let after_chars = record.after_chars + checkpoint_chars - record.checkpoint_chars;
+    ctx.store.write(|tx| {
+        let anchor: i64 =
+            tx.query_row("SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2", (&session.id, last), |r| r.get(0))?;
+        tx.execute(
+            "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5 WHERE id = ?1",
+            (proposal, serde_json::to_string(&checkpoint)?, partial, checkpoint_chars as i64, after_chars as i64),
+        )?;
+        compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &inject, &seqs)?;
+        Ok(())
+    })?;
+    let reason = record.reason;
+    let applied = NewCompaction {
+        kind: Kind::Checkpoint,
+        reason,
+        focus: record.focus.clone(),
+        partial,
+        checkpoint: serde_json::to_value(&checkpoint)?,
+        summarized_seqs: seqs,
+        summarized_chars: record.summarized_chars,
+        checkpoint_chars,
+        before_chars: record.before_chars,
+        after_chars,
+        plugin_reports: record.plugin_reports.clone(),
+        plugin_fields: record.plugin_fields.clone(),
+        inject_context: inject,
+        model_call_id: record.model_call_id,
+    };
+    emit_completed(ctx, reason, &applied);
+    Ok(CompactOutcome::Completed { compaction: proposal, partial })
+}
+
+/// Reverts the newest compaction (and reductions after it): originals are live again, the
+/// checkpoint and reduced copies are marked reverted. Returns the reverted record ids.
+pub fn undo_compaction(ctx: &Context<'_>) -> Result<Vec<i64>> {
+    let ids = ctx.store.undo_latest_compaction(ctx.session_id())?;
+    ctx.emit(Event::CompactionReverted { compactions: ids.clone() });
+    Ok(ids)
 }
 
 /// How a reduction may treat a live message's content.
@@ -401,4 +365,14 @@ pub(crate) fn content_kind(message: &MessageMeta) -> reduction::Cuttable {
     } else {
         reduction::Cuttable::Text
     }
+}
+
+/// The next request's size, from stored lengths (no contents are read).
+pub fn pressure(ctx: &Context<'_>) -> Result<Pressure> {
+    let live = ctx.store.live_meta(ctx.session_id())?;
+    let system_chars = system_prompt(ctx.config, &ctx.session.workspace).chars().count() as u64;
+    Ok(Pressure {
+        reducible_chars: system_chars + live.iter().map(|m| m.chars).sum::<u64>(),
+        tool_catalog_chars: tool_catalog_chars(ctx.config.provider.api),
+    })
 }

@@ -75,6 +75,52 @@ pub struct RequestOptions {
     pub tool_choice_none: bool,
 }
 
+/// The conversation part of a request: chat `messages` or Responses `input`.
+pub fn wire_messages(api: Api, system: &str, messages: Vec<Message>) -> Vec<WireItem> {
+    match api {
+        Api::Chat => chat::wire_messages(system, messages),
+        Api::Responses => responses::wire_input(system, messages),
+    }
+}
+
+/// The full request body for `config`'s API, model and streaming mode.
+pub fn build_body(config: &ProviderConfig, wire: &[WireItem], tools: &Value, options: RequestOptions) -> Value {
+    let stream = config.stream;
+    let mut body = match config.api {
+        Api::Chat => {
+            let mut body =
+                json!({"model": config.model, "messages": wire, "stream": stream, "max_tokens": options.max_tokens});
+            if stream {
+                body["stream_options"] = json!({"include_usage": true});
+            }
+            body
+        }
+        Api::Responses => json!({
+            "model": config.model,
+            "input": wire,
+            "stream": stream,
+            "max_output_tokens": options.max_tokens,
+            "store": false,
+            "include": ["reasoning.encrypted_content"],
+        }),
+    };
+    if tools.as_array().is_some_and(|t| !t.is_empty()) {
+        body["tools"] = tools.clone();
+        if options.tool_choice_none {
+            body["tool_choice"] = json!("none");
+        }
+    }
+    body
+}
+
+/// Parses a whole (non-streamed) answer in `api`'s shape; the error says what was wrong with it.
+pub fn parse_answer(api: Api, value: &Value) -> std::result::Result<Completion, String> {
+    match api {
+        Api::Chat => chat::parse_completion(value),
+        Api::Responses => responses::parse_response(value),
+    }
+}
+
 pub struct Provider {
     http: reqwest::Client,
     config: ProviderConfig,
@@ -103,43 +149,6 @@ impl Provider {
             Api::Chat => format!("{base}/chat/completions"),
             Api::Responses => format!("{base}/responses"),
         }
-    }
-
-    /// The conversation part of a request: chat `messages` or Responses `input`.
-    pub fn wire_messages(&self, system: &str, messages: Vec<Message>) -> Vec<WireItem> {
-        match self.config.api {
-            Api::Chat => chat::wire_messages(system, messages),
-            Api::Responses => responses::wire_input(system, messages),
-        }
-    }
-
-    /// The full request body.
-    pub fn build_body(&self, wire: &[WireItem], tools: &Value, options: RequestOptions) -> Value {
-        let stream = self.config.stream;
-        let mut body = match self.config.api {
-            Api::Chat => {
-                let mut body = json!({"model": self.config.model, "messages": wire, "stream": stream, "max_tokens": options.max_tokens});
-                if stream {
-                    body["stream_options"] = json!({"include_usage": true});
-                }
-                body
-            }
-            Api::Responses => json!({
-                "model": self.config.model,
-                "input": wire,
-                "stream": stream,
-                "max_output_tokens": options.max_tokens,
-                "store": false,
-                "include": ["reasoning.encrypted_content"],
-            }),
-        };
-        if tools.as_array().is_some_and(|t| !t.is_empty()) {
-            body["tools"] = tools.clone();
-            if options.tool_choice_none {
-                body["tool_choice"] = json!("none");
-            }
-        }
-        body
     }
 
     fn redact(&self, text: String) -> String {
@@ -241,11 +250,7 @@ impl Provider {
                 let excerpt: String = text.chars().take(200).collect();
                 self.fail(&url, format!("sent an answer that is not valid JSON ({e}): {excerpt}"))
             })?;
-            let completion = match self.config.api {
-                Api::Chat => chat::parse_completion(&value),
-                Api::Responses => responses::parse_response(&value),
-            }
-            .map_err(|what| self.fail(&url, what))?;
+            let completion = parse_answer(self.config.api, &value).map_err(|what| self.fail(&url, what))?;
             if !completion.text.is_empty() {
                 on_delta(&completion.text);
             }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::sessions::append_message;
 use super::Store;
 use crate::error::{Error, Result};
-use crate::events::now_rfc3339;
+use crate::events::{now_rfc3339, CompactionReason};
 use crate::transcript::NewMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -64,7 +64,7 @@ impl Status {
 pub struct CompactionRecord {
     pub id: i64,
     pub kind: Kind,
-    pub reason: String,
+    pub reason: CompactionReason,
     pub focus: Option<String>,
     pub status: Status,
     pub partial: bool,
@@ -88,7 +88,7 @@ pub struct CompactionRecord {
 #[derive(Debug, Clone)]
 pub struct NewCompaction {
     pub kind: Kind,
-    pub reason: String,
+    pub reason: CompactionReason,
     pub focus: Option<String>,
     pub partial: bool,
     pub checkpoint: Value,
@@ -121,7 +121,10 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
             let kind = text(1)?;
             Kind::parse(&kind).ok_or_else(|| bad(1, format!("unknown kind {kind:?}")))?
         },
-        reason: row.get(2)?,
+        reason: {
+            let reason = text(2)?;
+            CompactionReason::parse(&reason).ok_or_else(|| bad(2, format!("unknown reason {reason:?}")))?
+        },
         focus: row.get(3)?,
         status: {
             let status = text(4)?;
@@ -156,7 +159,7 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
         params![
             session,
             record.kind.as_str(),
-            record.reason,
+            record.reason.as_str(),
             record.focus,
             status.as_str(),
             record.partial,

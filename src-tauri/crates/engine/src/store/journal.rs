@@ -95,6 +95,13 @@ pub struct Finish {
     pub lossy: bool,
 }
 
+impl Finish {
+    /// A call answered without running (its result is the message at `result_seq`).
+    pub fn not_run(result_seq: i64) -> Self {
+        Self { ok: false, result_seq, output_bytes: 0, dropped_bytes: 0, lossy: false }
+    }
+}
+
 /// Records the calls of one assistant message as requested; returns their journal ids in order.
 pub fn record_requested(
     tx: &Transaction<'_>,

@@ -1,0 +1,400 @@
+//! The agent loop: a user turn runs model → tool calls → results → model … until the model answers
+//! without tool calls. Every step is journaled so a crash leaves a state that can be explained:
+//! a tool that started and never finished is uncertain and is never re-run automatically (README
+//! "Crashes and uncertain tool results"). The top of the engine: it drives compaction through the
+//! session's [`ContextStrategy`] and the model through the [`ModelCaller`]; nothing imports it back.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::compaction::plugins::{self, CompactionPlugin};
+use crate::compaction::{self, strategy_for, CompactOutcome, Pressure, StepEnd, ToolGate};
+use crate::config::Config;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::events::{CompactionReason, Envelope, Event, EventSink};
+use crate::model::{ModelCaller, ModelClient, Outgoing, Purpose};
+use crate::provider::{Completion, Provider, RequestOptions};
+use crate::store::journal::{self, Finish, JournalEntry, JournalState};
+use crate::store::sessions::append_message;
+use crate::store::{Session, Store};
+use crate::tools::{Approver, ToolEnv, ToolOutput};
+use crate::transcript::{NewMessage, ToolCall};
+use crate::view::{system_prompt, PreparedRequest};
+
+/// The result recorded for a call whose outcome is unknown (SPEC S3).
+pub const UNCERTAIN_RESULT: &str = "result unknown — the process stopped while this tool was running, so Alisio \
+    cannot say whether it completed. It was not re-run and nothing was undone; check its effects before relying on them.";
+
+/// The result recorded for a call that was requested but provably never started.
+pub const NOT_RUN_RESULT: &str = "not run — the process stopped before this tool started, so it had no effect.";
+
+const ABORTED_RESULT: &str =
+    "not run — the context filled up, so this step was stopped to summarize the work before continuing.";
+
+const CANCELLED_RESULT: &str = "not run — the turn was cancelled before this tool started.";
+
+/// The engine for one configuration and database: the entry points the CLI and the window call.
+pub struct Engine {
+    config: Config,
+    store: Arc<Store>,
+    model: ModelCaller,
+    plugins: Vec<Box<dyn CompactionPlugin>>,
+}
+
+pub struct TurnRequest {
+    /// Continue this session (id or unique prefix); `None` starts a new one.
+    pub session: Option<String>,
+    pub prompt: String,
+    /// Workspace of a new session (an existing session keeps its own).
+    pub workspace: PathBuf,
+    pub approver: Arc<dyn Approver>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnOutcome {
+    pub session: String,
+    pub text: String,
+    pub steps: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverReport {
+    pub session: String,
+    /// Calls whose uncertainty was recorded as their result.
+    pub acknowledged: Vec<JournalEntry>,
+    /// Calls that never started, answered as not run.
+    pub not_run: Vec<JournalEntry>,
+}
+
+impl Engine {
+    /// An engine that talks to the configured OpenAI-compatible server over HTTP.
+    pub fn new(config: Config, store: Arc<Store>) -> Result<Self> {
+        let provider = Provider::new(&config.provider)?;
+        Self::with_client(config, store, Arc::new(provider))
+    }
+
+    /// An engine that sends its requests to `client` (the demo and tests use a scripted one).
+    pub fn with_client(config: Config, store: Arc<Store>, client: Arc<dyn ModelClient>) -> Result<Self> {
+        let home = store.path().parent().map(Path::to_path_buf).unwrap_or_default();
+        let plugins = plugins::from_config(&config.plugins, &home)?;
+        let model = ModelCaller::new(config.provider.clone(), client);
+        Ok(Self { config, store, model, plugins })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    fn context<'a>(
+        &'a self,
+        session: &'a Session,
+        sink: &'a dyn EventSink,
+        cancel: &'a CancellationToken,
+    ) -> Context<'a> {
+        Context { store: &self.store, config: &self.config, model: &self.model, session, sink, cancel }
+    }
+
+    /// Runs one user turn to completion. The session event is emitted first; on failure an `error`
+    /// event is emitted and the user's message stays stored.
+    pub async fn run_turn(
+        &self,
+        request: TurnRequest,
+        sink: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome> {
+        let session = match &request.session {
+            Some(id) => self.store.resolve_session(id)?,
+            None => {
+                let workspace = crate::tools::canonical_workspace(&request.workspace).map_err(|e| {
+                    Error::io(format!("cannot use {} as the workspace", request.workspace.display()), e)
+                })?;
+                self.store.create_session(&workspace.to_string_lossy(), &title_of(&request.prompt))?
+            }
+        };
+        let ctx = self.context(&session, sink, cancel);
+        ctx.emit(Event::Session { id: session.id.clone() });
+        let result = self.run_turn_in(&ctx, &request).await;
+        if let Err(err) = &result {
+            ctx.emit(Event::Error { message: err.to_string() });
+        }
+        result
+    }
+
+    async fn run_turn_in(&self, ctx: &Context<'_>, request: &TurnRequest) -> Result<TurnOutcome> {
+        let session = ctx.session;
+        settle_interrupted_calls(ctx.store, &session.id)?;
+        let workspace = Path::new(&session.workspace);
+        let env = ToolEnv {
+            workspace: crate::tools::canonical_workspace(workspace)
+                .map_err(|e| Error::io(format!("the session's workspace {} is not usable", workspace.display()), e))?,
+            permissions: self.config.permissions.clone(),
+            approver: request.approver.clone(),
+        };
+        self.store.write(|tx| append_message(tx, &session.id, &NewMessage::user(request.prompt.clone())))?;
+
+        let limits = &self.config.limits;
+        let mut strategy = strategy_for(&self.config, &self.plugins);
+        let mut tokens_used: u64 = 0;
+        for step in 1..=limits.max_steps_per_turn {
+            if let Some(max) = limits.max_tokens {
+                if tokens_used >= max {
+                    return Err(Error::Budget(format!(
+                        "this turn used {tokens_used} tokens, reaching limits.maxTokens ({max}); \
+                         raise the limit or continue with `alisio run --session {}`",
+                        session.id
+                    )));
+                }
+            }
+            strategy.before_call(ctx).await?;
+            let (completion, request_chars) = call_model(ctx).await?;
+            tokens_used +=
+                completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
+            let gate = strategy.after_answer(ctx, &completion, request_chars).await?;
+            let finished = completion.tool_calls.is_empty();
+            if !finished {
+                match gate {
+                    ToolGate::Run => run_tools(ctx, &env, &completion.tool_calls).await?,
+                    ToolGate::Stop => answer_unrun(ctx, &completion.tool_calls, ABORTED_RESULT)?,
+                }
+            }
+            let end = strategy.after_step(ctx).await?;
+            match end {
+                StepEnd::Resume(prompt) if !finished => {
+                    self.store.write(|tx| append_message(tx, &session.id, &NewMessage::user(prompt)))?;
+                }
+                StepEnd::Continue if !finished => {}
+                StepEnd::Continue | StepEnd::EndTurn | StepEnd::Resume(_) => {
+                    ctx.emit(Event::TurnCompleted { text: completion.text.clone() });
+                    return Ok(TurnOutcome { session: session.id.clone(), text: completion.text, steps: step });
+                }
+            }
+        }
+        Err(Error::StepLimit(format!(
+            "stopped after {max} model calls in one turn without a final answer (limits.maxStepsPerTurn = {max}). \
+             Raise the limit, or continue with `alisio run --session {id} \"continue\"`",
+            max = limits.max_steps_per_turn,
+            id = session.id
+        )))
+    }
+
+    /// Compacts the session's live history now (README "Compaction"). Manual compaction of a session
+    /// with uncertain tool results is refused (exit 3); with `preview` the checkpoint is stored as a
+    /// proposal and nothing is hidden.
+    pub async fn compact(
+        &self,
+        session: &Session,
+        reason: CompactionReason,
+        focus: Option<&str>,
+        preview: bool,
+        sink: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<CompactOutcome> {
+        let ctx = self.context(session, sink, cancel);
+        compaction::compact(&ctx, &self.plugins, reason, focus, preview).await
+    }
+
+    /// Applies a stored proposal, optionally with an edited checkpoint (JSON sections or plain text).
+    pub fn apply_proposal(
+        &self,
+        session: &Session,
+        proposal: i64,
+        edited: Option<&str>,
+        sink: &dyn EventSink,
+    ) -> Result<CompactOutcome> {
+        let cancel = CancellationToken::new();
+        compaction::apply_proposal(&self.context(session, sink, &cancel), proposal, edited)
+    }
+
+    /// Reverts the newest compaction (and reductions after it); returns the reverted record ids.
+    pub fn undo_compaction(&self, session: &Session, sink: &dyn EventSink) -> Result<Vec<i64>> {
+        let cancel = CancellationToken::new();
+        compaction::undo_compaction(&self.context(session, sink, &cancel))
+    }
+
+    /// The next request's size, from stored lengths (no contents are read).
+    pub fn pressure(&self, session: &Session) -> Result<Pressure> {
+        let cancel = CancellationToken::new();
+        compaction::pressure(&self.context(session, &|_: &Envelope| {}, &cancel))
+    }
+
+    /// The context window: `provider.contextWindow`, else what the server reports (asked once).
+    pub async fn context_window(&self) -> Option<u64> {
+        self.model.context_window().await
+    }
+
+    /// Whether the cache-compatible strategy is the compactor for the configured model.
+    pub fn cache_strategy_active(&self) -> bool {
+        compaction::cache::cache_strategy_applies(&self.config)
+    }
+
+    /// Records each uncertain call's uncertainty as its result (and answers calls that never
+    /// started as not run), in call order, in one transaction. Re-runs and undoes nothing.
+    pub fn recover(&self, session: &str) -> Result<RecoverReport> {
+        let record = self.store.resolve_session(session)?;
+        let unresolved = self.store.unresolved_tool_calls(&record.id)?;
+        let mut report = RecoverReport { session: record.id.clone(), acknowledged: Vec::new(), not_run: Vec::new() };
+        self.store.write(|tx| {
+            for entry in &unresolved {
+                if entry.state == JournalState::Requested {
+                    let seq = append_message(tx, &record.id, &NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT))?;
+                    journal::record_finished(tx, entry.id, Finish::not_run(seq))?;
+                    report.not_run.push(entry.clone());
+                } else {
+                    let mut message = NewMessage::tool_result(&entry.call_id, UNCERTAIN_RESULT);
+                    message.uncertain = true;
+                    let seq = append_message(tx, &record.id, &message)?;
+                    journal::record_acknowledged(tx, entry.id, seq)?;
+                    report.acknowledged.push(entry.clone());
+                }
+            }
+            Ok(())
+        })?;
+        Ok(report)
+    }
+}
+
+/// Sends the live transcript, stores the answer (and its tool calls as requested) in one
+/// transaction, and records the call in the ledger. Returns the answer and the request's size.
+async fn call_model(ctx: &Context<'_>) -> Result<(Completion, u64)> {
+    let session = ctx.session;
+    let live = ctx.store.live_messages(&session.id)?;
+    let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
+    let options = RequestOptions { max_tokens: ctx.config.limits.max_output_tokens, tool_choice_none: false };
+    let mut on_delta = |text: &str| {
+        ctx.sink.emit(&Envelope::new(&session.id, Event::TextDelta { text: text.to_string() }));
+    };
+    let outgoing = Outgoing { purpose: Purpose::Turn, prepared: &prepared, appended: None, options };
+    let (call_id, completion) =
+        ctx.model.send_recorded(ctx.store, &session.id, outgoing, &mut on_delta, ctx.cancel).await?;
+    let message = NewMessage::assistant(
+        completion.text.clone(),
+        completion.tool_calls.clone(),
+        completion.provider_items.clone(),
+    );
+    let seq = ctx.store.write(|tx| {
+        let seq = append_message(tx, &session.id, &message)?;
+        journal::record_requested(tx, &session.id, seq, &completion.tool_calls)?;
+        Ok(seq)
+    })?;
+    ctx.model.finish(ctx.store, call_id, &completion, Some(seq))?;
+    let usage = &completion.usage;
+    ctx.emit(Event::ModelCall {
+        prompt_tokens: usage.prompt_tokens,
+        cached_tokens: usage.cached_tokens,
+        completion_tokens: usage.completion_tokens,
+        ttft_ms: completion.ttft_ms,
+        duration_ms: completion.duration_ms,
+        request_chars: prepared.request_chars(),
+    });
+    Ok((completion, prepared.request_chars()))
+}
+
+/// Answers calls that will not run (the step was stopped), keeping every call paired.
+fn answer_unrun(ctx: &Context<'_>, calls: &[ToolCall], why: &str) -> Result<()> {
+    let pending = ctx.store.unresolved_tool_calls(ctx.session_id())?;
+    for call in calls {
+        if let Some(entry) = pending.iter().find(|e| e.call_id == call.id && e.state == JournalState::Requested) {
+            store_result(ctx.store, ctx.session_id(), entry.id, call, &ToolOutput::error(why.into()))?;
+            ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: false });
+        }
+    }
+    Ok(())
+}
+
+/// Runs the calls of one answer in order. Each call is durably marked started before it runs;
+/// its result and the journal's "finished" land in one transaction.
+async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Result<()> {
+    let session = ctx.session_id();
+    let pending = ctx.store.unresolved_tool_calls(session)?;
+    for call in calls {
+        let entry = pending
+            .iter()
+            .find(|e| e.call_id == call.id && e.state == JournalState::Requested)
+            .ok_or_else(|| Error::Provider(format!("tool call {} is missing from the journal", call.id)))?;
+        if ctx.cancel.is_cancelled() {
+            store_result(ctx.store, session, entry.id, call, &ToolOutput::error(CANCELLED_RESULT.into()))?;
+            continue;
+        }
+        let output = match env.check_permission(call).await {
+            Err(refusal) => refusal,
+            Ok(()) => {
+                ctx.store.mark_tool_started(entry.id)?;
+                ctx.emit(Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
+                env.execute(call, ctx.cancel).await
+            }
+        };
+        store_result(ctx.store, session, entry.id, call, &output)?;
+        ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: output.ok });
+    }
+    if ctx.cancel.is_cancelled() {
+        return Err(Error::Cancelled);
+    }
+    Ok(())
+}
+
+fn store_result(store: &Store, session: &str, journal_id: i64, call: &ToolCall, output: &ToolOutput) -> Result<()> {
+    store.write(|tx| {
+        let seq = append_message(tx, session, &NewMessage::tool_result(&call.id, output.content.clone()))?;
+        journal::record_finished(
+            tx,
+            journal_id,
+            Finish {
+                ok: output.ok,
+                result_seq: seq,
+                output_bytes: output.output_bytes as i64,
+                dropped_bytes: output.dropped_bytes as i64,
+                lossy: output.lossy,
+            },
+        )
+    })
+}
+
+/// Before a turn: calls that started and never finished make the session uncertain (refused
+/// until acknowledged); calls that were requested but never started are answered as not run.
+fn settle_interrupted_calls(store: &Store, session: &str) -> Result<()> {
+    let unresolved = store.unresolved_tool_calls(session)?;
+    if unresolved.is_empty() {
+        return Ok(());
+    }
+    let uncertain: Vec<&JournalEntry> =
+        unresolved.iter().filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain)).collect();
+    if !uncertain.is_empty() {
+        store.mark_started_uncertain(session)?;
+        return Err(Error::Uncertain {
+            session: session.to_string(),
+            count: uncertain.len(),
+            calls: uncertain.iter().map(|e| format!("{} {}", e.name, e.call_id)).collect::<Vec<_>>().join(", "),
+        });
+    }
+    store.write(|tx| {
+        for entry in &unresolved {
+            let seq = append_message(tx, session, &NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT))?;
+            journal::record_finished(tx, entry.id, Finish::not_run(seq))?;
+        }
+        Ok(())
+    })
+}
+
+/// A session title: the prompt's first line, at most 80 characters.
+fn title_of(prompt: &str) -> String {
+    let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let mut title: String = line.chars().take(80).collect();
+    if line.chars().count() > 80 {
+        title.push('…');
+    }
+    title
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! The two compaction strategies behind one trait, chosen once per session and model
+//! (`compaction.strategy`, `cacheCompact.models`): the agent loop calls the hooks and holds no
+//! strategy flags of its own. Per-turn state (the native last-resort latch, the cache trip) lives
+//! in the strategy value, which the loop creates at the start of each turn.
+
+use futures_util::future::BoxFuture;
+
+use super::cache::{self, cache_strategy_applies};
+use super::native;
+use super::plugins::CompactionPlugin;
+use super::CompactOutcome;
+use crate::config::Config;
+use crate::context::Context;
+use crate::error::Result;
+use crate::provider::Completion;
+use crate::transcript::estimate_tokens;
+
+/// Whether the calls of an answer may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolGate {
+    Run,
+    /// The step is stopped (the context filled up): answer the calls as not run.
+    Stop,
+}
+
+/// What happens after a step's tools ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepEnd {
+    /// Nothing changed: the turn goes on while the model calls tools.
+    Continue,
+    /// The context was cut and the turn ends here.
+    EndTurn,
+    /// The context was cut; the turn goes on with this user message.
+    Resume(String),
+}
+
+/// The hooks the agent loop calls around each model call.
+pub trait ContextStrategy: Send {
+    /// Before a model call: make the next request fit (compact, reduce, or refuse with the budget error).
+    fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>>;
+
+    /// After an answer was stored, before its tool calls run.
+    fn after_answer<'a>(
+        &'a mut self,
+        ctx: &'a Context<'a>,
+        completion: &'a Completion,
+        request_chars: u64,
+    ) -> BoxFuture<'a, Result<ToolGate>>;
+
+    /// After the step's tool calls were answered.
+    fn after_step<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<StepEnd>>;
+}
+
+/// The strategy in force for `config`'s provider and model: exactly one compactor acts.
+pub fn strategy_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>]) -> Box<dyn ContextStrategy + 'p> {
+    if cache_strategy_applies(config) {
+        Box::new(CacheStrategy::default())
+    } else {
+        Box::new(NativeStrategy { plugins, budget_compaction_done: false })
+    }
+}
+
+/// SPEC S1: checkpoints before a call when a trigger fires; the hard limit at every call.
+struct NativeStrategy<'p> {
+    plugins: &'p [Box<dyn CompactionPlugin>],
+    /// The last-resort `budget` compaction runs at most once per turn.
+    budget_compaction_done: bool,
+}
+
+impl ContextStrategy for NativeStrategy<'_> {
+    fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>> {
+        Box::pin(native::guard(ctx, self.plugins, &mut self.budget_compaction_done))
+    }
+
+    fn after_answer<'a>(
+        &'a mut self,
+        _: &'a Context<'a>,
+        _: &'a Completion,
+        _: u64,
+    ) -> BoxFuture<'a, Result<ToolGate>> {
+        Box::pin(async { Ok(ToolGate::Run) })
+    }
+
+    fn after_step<'a>(&'a mut self, _: &'a Context<'a>) -> BoxFuture<'a, Result<StepEnd>> {
+        Box::pin(async { Ok(StepEnd::Continue) })
+    }
+}
+
+/// SPEC S2: trips on the server-reported usage after a step, then summarizes by appending and cuts.
+#[derive(Default)]
+struct CacheStrategy {
+    tripped: bool,
+}
+
+impl ContextStrategy for CacheStrategy {
+    fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move { cache::guard(ctx) })
+    }
+
+    fn after_answer<'a>(
+        &'a mut self,
+        ctx: &'a Context<'a>,
+        completion: &'a Completion,
+        request_chars: u64,
+    ) -> BoxFuture<'a, Result<ToolGate>> {
+        Box::pin(async move {
+            self.tripped = cache::trip_after_step(ctx, completion, estimate_tokens(request_chars)).await?;
+            Ok(if self.tripped && ctx.config.cache_compact.abort_on_trip { ToolGate::Stop } else { ToolGate::Run })
+        })
+    }
+
+    fn after_step<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<StepEnd>> {
+        Box::pin(async move {
+            if !std::mem::take(&mut self.tripped) {
+                return Ok(StepEnd::Continue);
+            }
+            if !matches!(cache::cache_compact(ctx).await?, CompactOutcome::Completed { .. }) {
+                return Ok(StepEnd::Continue);
+            }
+            let settings = &ctx.config.cache_compact;
+            Ok(if settings.auto_resume { StepEnd::Resume(settings.resume_prompt.clone()) } else { StepEnd::EndTurn })
+        })
+    }
+}

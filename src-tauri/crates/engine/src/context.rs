@@ -1,0 +1,33 @@
+//! What one operation on one session needs — store, configuration, model caller, session, event
+//! sink and cancellation — passed down instead of a shared object every module extends.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::events::{Envelope, Event, EventSink};
+use crate::model::ModelCaller;
+use crate::store::{Session, Store};
+
+pub struct Context<'a> {
+    pub store: &'a Store,
+    pub config: &'a Config,
+    pub model: &'a ModelCaller,
+    pub session: &'a Session,
+    pub sink: &'a dyn EventSink,
+    pub cancel: &'a CancellationToken,
+}
+
+impl Context<'_> {
+    pub fn session_id(&self) -> &str {
+        &self.session.id
+    }
+
+    /// Records the event in the session's event log, then hands it to the sink.
+    pub fn emit(&self, event: Event) {
+        let envelope = Envelope::new(&self.session.id, event);
+        if let Err(err) = self.store.record_event(&envelope) {
+            tracing::warn!("could not record an event: {err}");
+        }
+        self.sink.emit(&envelope);
+    }
+}

@@ -1,0 +1,156 @@
+//! Sending a request through the model-call ledger: the row is written before the request goes
+//! out (with the records that form it), and the error is written if it fails. Every model call —
+//! turns, compaction summaries, cache hand-offs — goes through here.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::ModelClient;
+use crate::config::{Api, ProviderConfig};
+use crate::error::{Error, Result};
+use crate::events::now_rfc3339;
+use crate::provider::{build_body, Completion, RequestOptions};
+use crate::store::{ModelCallStart, ModelCallUpdate, Store};
+use crate::transcript::estimate_tokens;
+use crate::view::PreparedRequest;
+
+/// Why a request was sent; stored in the ledger as `purpose`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Turn,
+    Compaction,
+    CacheSummary,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Turn => "turn",
+            Purpose::Compaction => "compaction",
+            Purpose::CacheSummary => "cache-summary",
+        }
+    }
+}
+
+/// One request: the prepared live view, optionally with a user message appended to it.
+pub struct Outgoing<'a> {
+    pub purpose: Purpose,
+    pub prepared: &'a PreparedRequest,
+    pub appended: Option<&'a str>,
+    pub options: RequestOptions,
+}
+
+/// The configured provider values, a client that answers, and the window it reports (asked once).
+pub struct ModelCaller {
+    client: Arc<dyn ModelClient>,
+    config: ProviderConfig,
+    reported_window: tokio::sync::OnceCell<Option<u64>>,
+}
+
+impl ModelCaller {
+    pub fn new(config: ProviderConfig, client: Arc<dyn ModelClient>) -> Self {
+        Self { client, config, reported_window: tokio::sync::OnceCell::new() }
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    /// The context window: `provider.contextWindow`, else what the server reports (asked once).
+    pub async fn context_window(&self) -> Option<u64> {
+        if let Some(window) = self.config.context_window {
+            return Some(window);
+        }
+        *self
+            .reported_window
+            .get_or_init(|| async {
+                match self.client.fetch_context_window().await {
+                    Ok(window) => window,
+                    Err(err) => {
+                        tracing::debug!("no context window from the server: {err}");
+                        None
+                    }
+                }
+            })
+            .await
+    }
+
+    /// Records the request in the ledger, sends it, and records a failure. On success the caller
+    /// completes the row ([`ModelCaller::finish`]) once it knows what the answer became.
+    pub async fn send_recorded(
+        &self,
+        store: &Store,
+        session: &str,
+        outgoing: Outgoing<'_>,
+        on_delta: &mut (dyn FnMut(&str) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<(i64, Completion)> {
+        let Outgoing { purpose, prepared, appended, options } = outgoing;
+        let mut body = build_body(&self.config, &prepared.wire, &prepared.tools, options);
+        let mut params = json!({"maxTokens": options.max_tokens, "stream": self.config.stream});
+        if options.tool_choice_none {
+            params["toolChoice"] = json!("none");
+        }
+        let mut request_chars = prepared.request_chars();
+        if let Some(text) = appended {
+            let key = match self.config.api {
+                Api::Chat => "messages",
+                Api::Responses => "input",
+            };
+            if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
+                items.push(json!({"role": "user", "content": text}));
+            }
+            params["appendedUserMessage"] = json!(text);
+            request_chars += text.chars().count() as u64;
+        }
+        let started_at = now_rfc3339();
+        let call_id = store.insert_model_call(&ModelCallStart {
+            session,
+            purpose: purpose.as_str(),
+            api: self.config.api.as_str(),
+            model: &self.config.model,
+            system_prompt: &prepared.system,
+            message_ranges: &prepared.ranges,
+            params: &params,
+            tool_catalog_chars: prepared.tool_catalog_chars,
+            request_chars,
+            estimated_tokens: estimate_tokens(request_chars),
+            started_at: &started_at,
+        })?;
+        match self.client.send(&body, on_delta, cancel).await {
+            Ok(completion) => Ok((call_id, completion)),
+            Err(err) => {
+                let error = if matches!(err, Error::Cancelled) { "cancelled".to_string() } else { err.to_string() };
+                store.finish_model_call(call_id, &ModelCallUpdate { error: Some(error), ..Default::default() })?;
+                Err(err)
+            }
+        }
+    }
+
+    /// Completes the ledger row of a sent request with what the server reported.
+    pub fn finish(
+        &self,
+        store: &Store,
+        call_id: i64,
+        completion: &Completion,
+        response_seq: Option<i64>,
+    ) -> Result<()> {
+        let usage = &completion.usage;
+        store.finish_model_call(
+            call_id,
+            &ModelCallUpdate {
+                prompt_tokens: usage.prompt_tokens,
+                cached_tokens: usage.cached_tokens,
+                completion_tokens: usage.completion_tokens,
+                prompt_ms: usage.prompt_ms,
+                ttft_ms: completion.ttft_ms,
+                duration_ms: completion.duration_ms,
+                finish_reason: completion.finish_reason.clone(),
+                error: None,
+                response_seq,
+            },
+        )
+    }
+}

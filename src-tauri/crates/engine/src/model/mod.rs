@@ -1,0 +1,47 @@
+//! The model client layer: a [`ModelClient`] answers requests (the HTTP [`Provider`], or the
+//! in-process [`ScriptedClient`] used by the demo and the engine's tests), and the [`ModelCaller`]
+//! sends every request through the model-call ledger. Compaction and the agent loop sit above this
+//! layer; nothing here may import them (see docs/ARCHITECTURE.md).
+
+mod caller;
+pub mod scripted;
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Result;
+use crate::provider::{Completion, Provider};
+
+pub use caller::{ModelCaller, Outgoing, Purpose};
+pub use scripted::ScriptedClient;
+
+/// Something that answers model requests. The request body is already in the wire shape of the
+/// configured API (`provider::build_body`); the answer is one parsed [`Completion`].
+pub trait ModelClient: Send + Sync {
+    /// Sends one request, calling `on_delta` with text as it arrives.
+    fn send<'a>(
+        &'a self,
+        body: &'a Value,
+        on_delta: &'a mut (dyn FnMut(&str) + Send),
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Completion>>;
+
+    /// The context window the server reports for the configured model; `Ok(None)` when it does not say.
+    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<u64>>>;
+}
+
+impl ModelClient for Provider {
+    fn send<'a>(
+        &'a self,
+        body: &'a Value,
+        on_delta: &'a mut (dyn FnMut(&str) + Send),
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Completion>> {
+        Box::pin(Provider::send(self, body, on_delta, cancel))
+    }
+
+    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<u64>>> {
+        Box::pin(Provider::fetch_context_window(self))
+    }
+}

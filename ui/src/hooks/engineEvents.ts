@@ -1,0 +1,51 @@
+// The engine-event reducer: what a live turn looks like (streamed text, the running session, a
+// pending permission, a progress line) and what each event asks the window to do. Pure, so the
+// view-logic tests cover it.
+import type { ToolCall, UiEvent } from "../bindings";
+
+export type Permission = { id: number; session: string; call: ToolCall; permission: string };
+
+export type LiveState = {
+  streaming: string;
+  /** The session a turn is running in ("new" until its id is known). */
+  running: string | null;
+  permission: Permission | null;
+  progress: string | null;
+};
+
+export type Effect = { refresh?: boolean; select?: string; notice?: string; error?: string };
+
+export const IDLE: LiveState = { streaming: "", running: null, permission: null, progress: null };
+
+export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string | null): [LiveState, Effect] {
+  if (event.kind === "permissionRequest") {
+    return [{ ...state, permission: { id: event.id, session: event.session, call: event.call, permission: event.permission } }, {}];
+  }
+  if (event.kind === "turnFinished") {
+    return [{ ...state, running: null, streaming: "", progress: null }, { refresh: true, error: event.error ?? undefined }];
+  }
+  const e = event.envelope;
+  switch (e.type) {
+    case "text_delta":
+      return [{ ...state, streaming: state.streaming + e.text }, {}];
+    case "session":
+      return [state, selected !== e.id ? { select: e.id } : {}];
+    case "compaction_started":
+      return [{ ...state, progress: `Compacting (${e.reason})…` }, {}];
+    case "tool_started":
+      return [{ ...state, progress: `Running ${e.name}…` }, {}];
+    case "compaction_skipped":
+      return [{ ...state, progress: null }, { refresh: true, notice: `Nothing compacted: ${e.reason}` }];
+    case "compaction_failed":
+      return [{ ...state, progress: null }, { refresh: true, error: `Compaction failed: ${e.error}` }];
+    case "model_call":
+      return [{ ...state, progress: null, streaming: "" }, { refresh: true }];
+    case "compaction_completed":
+    case "context_reduced":
+    case "compaction_reverted":
+    case "tool_finished":
+      return [{ ...state, progress: null }, { refresh: true }];
+    default:
+      return [state, {}];
+  }
+}

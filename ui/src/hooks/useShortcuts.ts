@@ -1,0 +1,42 @@
+// Window-wide keyboard shortcuts (listed in the README and on the buttons' titles).
+import { useEffect, useRef } from "preact/hooks";
+
+export type Shortcuts = {
+  escape: () => void;
+  tab: (index: number) => void;
+  sessions: () => void;
+  search: () => void;
+  compact: () => void;
+  undo: () => void;
+  composer: () => void;
+  stop: () => void;
+};
+
+export function useShortcuts(handlers: Shortcuts) {
+  const current = useRef(handlers);
+  current.current = handlers;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const h = current.current;
+      if (e.key === "Escape") h.escape();
+      if (!(e.ctrlKey || e.metaKey)) return;
+      const key = e.key.toLowerCase();
+      const digit = ["1", "2", "3", "4"].indexOf(e.key);
+      const action =
+        digit >= 0 ? () => h.tab(digit)
+        : key === "k" ? h.sessions
+        : key === "f" ? h.search
+        : e.shiftKey && key === "c" ? h.compact
+        : e.shiftKey && key === "z" ? h.undo
+        : e.key === "l" ? h.composer
+        : e.key === "." ? h.stop
+        : null;
+      if (action) {
+        e.preventDefault();
+        action();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+}

@@ -1,0 +1,79 @@
+// One stored message: its kind (from the engine, never guessed from text), flags, content or
+// checkpoint card, and its tool calls paired with their results.
+import type { CompactionView, JournalEntry, StoredMessage } from "../bindings";
+import { CheckpointCard, Collapsible, Flags } from "../components";
+import { formatChars } from "../logic";
+
+export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void };
+
+const KIND_LABEL: Record<StoredMessage["kind"], string | null> = {
+  system: null,
+  user: null,
+  assistant: null,
+  toolResult: null,
+  checkpoint: "checkpoint",
+  injectedContext: "injected context",
+};
+
+export function MessageRow(props: {
+  m: StoredMessage;
+  results: Map<string, StoredMessage>;
+  depth: number;
+  hit: boolean;
+  compactions: Map<number, CompactionView>;
+  pending: JournalEntry[];
+  actions: RowActions;
+}) {
+  const { m, actions } = props;
+  const checkpoint = m.kind === "checkpoint" && m.createdBy !== null ? props.compactions.get(m.createdBy) : undefined;
+  return (
+    <div class={`msg role-${m.role} ${m.compacted ? "is-compacted" : ""} ${props.hit ? "hit" : ""}`} style={{ marginLeft: `${props.depth * 16}px` }} data-testid="message" data-seq={m.seq}>
+      <div class="msg-head">
+        <span class="role">{KIND_LABEL[m.kind] ?? m.role}</span>
+        <span class="muted">#{m.seq}</span>
+        <Flags m={m} />
+        {m.truncated && (
+          <button class="link" data-testid="open-diff" onClick={() => actions.openDiff(m.seq)}>
+            trimmed to {formatChars(m.chars)} — compare with the original
+          </button>
+        )}
+      </div>
+      {m.kind === "checkpoint" ? <CheckpointCard compaction={checkpoint} fallback={m.content} /> : m.content && <Collapsible text={m.content} />}
+      {m.toolCalls.map((call) => {
+        const result = props.results.get(call.id);
+        const uncertain = props.pending.find((p) => p.callId === call.id);
+        return (
+          <div class={`tool ${uncertain ? "uncertain" : ""}`} data-testid="tool-card">
+            <div class="tool-head">
+              → <strong>{call.name}</strong> <span class="muted">{call.id}</span>
+            </div>
+            <pre class="content args">{call.arguments}</pre>
+            {uncertain ? (
+              <div class="uncertain-box">
+                This call was running when the process stopped: its result is unknown and it will not be re-run.
+                <button class="danger" data-testid="acknowledge-card" onClick={actions.acknowledge}>
+                  Acknowledge (record "result unknown")
+                </button>
+              </div>
+            ) : result ? (
+              <div class="tool-result">
+                <span class="muted">
+                  result #{result.seq} · {formatChars(result.chars)}
+                  {result.truncated ? " · trimmed" : ""}
+                </span>
+                <Collapsible text={result.content} />
+                {result.truncated && (
+                  <button class="link" onClick={() => actions.openDiff(result.seq)}>
+                    compare with the original
+                  </button>
+                )}
+              </div>
+            ) : (
+              <div class="muted">no result yet</div>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
