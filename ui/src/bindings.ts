@@ -27,7 +27,7 @@ export type JournalState = "requested" | "started" | "finished" | "uncertain" | 
 
 export type ModelCallRecord = { id: number, purpose: string, api: string, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
 
-export type CompactionRecord = { id: number, kind: Kind, reason: string, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+export type CompactionRecord = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
 
 export type Kind = "checkpoint" | "reduction";
 
@@ -47,13 +47,15 @@ export type StoredView = { session: Session, messages: Array<StoredMessage>,
  */
 hasOlder: boolean, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, };
 
-export type StoredMessage = { seq: number, anchor: number, role: Role, content: string, chars: number, toolCalls: Array<ToolCall>, toolCallId: string | null, compacted: boolean, summary: boolean, truncated: boolean, 
+export type StoredMessage = { seq: number, anchor: number, role: Role, kind: MessageKind, content: string, chars: number, toolCalls: Array<ToolCall>, toolCallId: string | null, compacted: boolean, summary: boolean, truncated: boolean, 
 /**
  * A recovered "result unknown", or an assistant message whose call is still uncertain.
  */
 uncertain: boolean, reverted: boolean, createdBy: number | null, compactedBy: number | null, createdAt: string, };
 
-export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: string, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+
+export type MessageKind = "system" | "user" | "assistant" | "toolResult" | "checkpoint" | "injectedContext";
 
 export type Envelope = { v: number, session: string, ts: string, } & ({ "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
 
@@ -118,3 +120,20 @@ beyondWindowChars: number, lines: Array<DiffLine>, };
 export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
 
 export type LineTag = "equal" | "delete" | "insert" | "skipped";
+
+/** The checkpoint's sections, in order: [JSON key, heading]. */
+export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [
+  ["goal", "Goal"],
+  ["instructions", "User instructions/constraints"],
+  ["discoveries", "Discoveries"],
+  ["accomplished", "Accomplished"],
+  ["currentState", "Current state"],
+  ["nextSteps", "Next steps"],
+  ["relevantFiles", "Relevant files"],
+];
+
+/** Windows reported above this many tokens are not trusted. */
+export const WINDOW_TRUST_LIMIT = 2000000;
+
+/** Characters per token in every estimate. */
+export const CHARS_PER_TOKEN = 4;

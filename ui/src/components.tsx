@@ -1,8 +1,8 @@
 // Presentational pieces of the window: message cards, checkpoint cards, the context meter, diffs.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import type { CompactionView, ContextMeter, StoredMessage, TrimmedDiff, WireItem } from "./bindings";
-import { formatChars, formatTokens, meterParts, preview, SECTIONS } from "./logic";
+import { CHECKPOINT_SECTIONS, type CompactionView, type ContextMeter, type StoredMessage, type TrimmedDiff, type WireItem } from "./bindings";
+import { formatChars, formatTokens, meterParts, preview } from "./logic";
 
 export function Collapsible(props: { text: string; testId?: string }) {
   const [open, setOpen] = useState(false);
@@ -61,7 +61,7 @@ export function CheckpointCard(props: { compaction: CompactionView | undefined; 
       )}
       {checkpoint.sections ? (
         <dl class="sections">
-          {SECTIONS.filter(([key]) => checkpoint.sections && key in checkpoint.sections).map(([key, heading]) => {
+          {CHECKPOINT_SECTIONS.filter(([key]) => checkpoint.sections && key in checkpoint.sections).map(([key, heading]) => {
             const value = checkpoint.sections?.[key];
             return (
               <div class="section" data-testid={`section-${key}`} key={key}>

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
-import { filterSessions, firstVisible, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
+import { filterSessions, firstVisible, formatSpan, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
   seq += 1;
   return {
-    seq, anchor: seq, role: "user", content: "", chars: 0, toolCalls: [], toolCallId: null, compacted: false, summary: false,
+    seq, anchor: seq, role: "user", kind: "user", content: "", chars: 0, toolCalls: [], toolCallId: null, compacted: false, summary: false,
     truncated: false, uncertain: false, reverted: false, createdBy: null, compactedBy: null, createdAt: "2026-11-30T00:00:00Z",
     ...partial,
   };
@@ -50,6 +51,25 @@ describe("storedRows", () => {
     expect(open.length).toBe(6);
     expect(open[1].kind === "message" && open[1].depth).toBe(1);
     expect(open[2].kind === "message" && open[2].results.get("c1")?.content).toBe("hit");
+  });
+
+  it("shows a compaction's messages as one group when an older record's messages sit inside its span", () => {
+    seq = 0;
+    // Compaction 2 summarized an older checkpoint and the messages after it; a reduced original
+    // (hidden by reduction 3) sits between them in transcript order.
+    const messages = [
+      msg({ content: "old checkpoint", summary: true, kind: "checkpoint", createdBy: 1, compacted: true, compactedBy: 2, chars: 5 }),
+      msg({ content: "question", compacted: true, compactedBy: 2, chars: 5 }),
+      msg({ role: "tool", toolCallId: "x", content: "original output", compacted: true, compactedBy: 3, chars: 50 }),
+      msg({ role: "tool", toolCallId: "x", content: "cut output", truncated: true, compacted: true, compactedBy: 2, chars: 10 }),
+      msg({ content: "checkpoint 2", summary: true, kind: "checkpoint", createdBy: 2 }),
+    ];
+    const rows = storedRows(view(messages, [compaction(1), compaction(2), compaction(3, "reduction")]), new Set());
+    expect(rows.map((r) => (r.kind === "group" ? `group #${r.compaction}: ${r.count}` : r.message.content))).toEqual([
+      "group #2: 3",
+      "group #3: 1",
+      "checkpoint 2",
+    ]);
   });
 
   it("keeps an orphan tool result visible", () => {
@@ -111,5 +131,36 @@ describe("virtual list math", () => {
   it("handles 100,000 rows quickly enough to be linear", () => {
     const prefix = offsets(new Array(100_000).fill(48));
     expect(firstVisible(prefix, 48 * 50_000 + 1)).toBe(50_000);
+  });
+});
+
+describe("formatSpan", () => {
+  it("reads in transcript order, as runs", () => {
+    expect(formatSpan([11, 6, 7, 8, 9, 10])).toBe("#11, #6–#10");
+    expect(formatSpan([1, 2, 3])).toBe("#1–#3");
+    expect(formatSpan([4])).toBe("#4");
+  });
+});
+
+describe("reduceUiEvent", () => {
+  const envelope = (event: Record<string, unknown>) => ({ kind: "engine", envelope: { v: 1, session: "s", ts: "", ...event } }) as never;
+
+  it("accumulates streamed text and clears it when the model call is recorded", () => {
+    const [streaming] = reduceUiEvent(IDLE, envelope({ type: "text_delta", text: "Hel" }), "s");
+    const [more] = reduceUiEvent(streaming, envelope({ type: "text_delta", text: "lo" }), "s");
+    expect(more.streaming).toBe("Hello");
+    const [done, effect] = reduceUiEvent(more, envelope({ type: "model_call", durationMs: 1, requestChars: 1 }), "s");
+    expect(done.streaming).toBe("");
+    expect(effect.refresh).toBe(true);
+  });
+
+  it("selects a new session, reports skips and failures, and ends a turn", () => {
+    expect(reduceUiEvent(IDLE, envelope({ type: "session", id: "new" }), "old")[1]).toEqual({ select: "new" });
+    expect(reduceUiEvent(IDLE, envelope({ type: "session", id: "old" }), "old")[1]).toEqual({});
+    expect(reduceUiEvent(IDLE, envelope({ type: "compaction_skipped", reason: "nothing" }), "s")[1].notice).toBe("Nothing compacted: nothing");
+    const running = { ...IDLE, running: "s", progress: "Running shell…" };
+    const [after, effect] = reduceUiEvent(running, { kind: "turnFinished", session: "s", error: "boom" }, "s");
+    expect(after).toEqual(IDLE);
+    expect(effect).toEqual({ refresh: true, error: "boom" });
   });
 });

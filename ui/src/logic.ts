@@ -1,6 +1,6 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
-import type { CompactionView, ContextMeter, StoredMessage, StoredView, ToolCall } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CompactionView, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -42,31 +42,39 @@ export function storedRows(view: StoredView, open: Set<number>): Row[] {
     }
     return map;
   };
-  let i = 0;
   const messages = view.messages;
+  let i = 0;
   while (i < messages.length) {
     const m = messages[i];
     if (m.compacted && m.compactedBy !== null) {
-      const by = m.compactedBy;
-      const start = i;
-      while (i < messages.length && messages[i].compacted && messages[i].compactedBy === by) i++;
-      const span = messages.slice(start, i);
-      const record = compactions.get(by);
-      const isOpen = open.has(by);
-      rows.push({
-        kind: "group",
-        compaction: by,
-        reason: record ? `${record.kind === "reduction" ? "reduction" : "compaction"} · ${record.reason}` : "compaction",
-        count: span.length,
-        chars: span.reduce((n, x) => n + x.chars, 0),
-        firstSeq: span[0].seq,
-        open: isOpen,
-        depth: 0,
-      });
-      if (isOpen) {
-        for (const x of span) {
-          if (x.role === "tool" && shownAsResult.has(x.seq)) continue;
-          rows.push({ kind: "message", message: x, results: pick(x), depth: 1 });
+      // A run of hidden messages can interleave records (an older checkpoint or a reduced original
+      // inside a later span): each record's messages show as one group, in order of first appearance.
+      const groups = new Map<number, StoredMessage[]>();
+      while (i < messages.length && messages[i].compacted && messages[i].compactedBy !== null) {
+        const by = messages[i].compactedBy as number;
+        const list = groups.get(by) ?? [];
+        list.push(messages[i]);
+        groups.set(by, list);
+        i++;
+      }
+      for (const [by, span] of groups) {
+        const record = compactions.get(by);
+        const isOpen = open.has(by);
+        rows.push({
+          kind: "group",
+          compaction: by,
+          reason: record ? `${record.kind === "reduction" ? "reduction" : "compaction"} · ${record.reason}` : "compaction",
+          count: span.length,
+          chars: span.reduce((n, x) => n + x.chars, 0),
+          firstSeq: span[0].seq,
+          open: isOpen,
+          depth: 0,
+        });
+        if (isOpen) {
+          for (const x of span) {
+            if (x.role === "tool" && shownAsResult.has(x.seq)) continue;
+            rows.push({ kind: "message", message: x, results: pick(x), depth: 1 });
+          }
         }
       }
       continue;
@@ -99,11 +107,11 @@ export function meterParts(m: ContextMeter): {
   threshold: number;
   over: boolean;
 } {
-  const fallback = Math.floor(m.maxContextChars / 4);
-  const trusted = m.windowTokens !== null && m.windowTokens <= 2_000_000;
+  const fallback = Math.floor(m.maxContextChars / CHARS_PER_TOKEN);
+  const trusted = m.windowTokens !== null && m.windowTokens <= WINDOW_TRUST_LIMIT;
   const limitTokens = trusted ? (m.windowTokens as number) : fallback;
   const limitLabel = trusted ? `window ${formatTokens(limitTokens)} (${m.windowSource})` : `maxContextChars / 4 = ${formatTokens(fallback)}`;
-  const catalogTokens = Math.ceil(m.toolCatalogChars / 4);
+  const catalogTokens = tokensOf(m.toolCatalogChars);
   return {
     limitTokens,
     limitLabel,
@@ -151,15 +159,21 @@ export function preview(text: string, limit = COLLAPSE_AT): { text: string; hidd
 }
 
 /** The seven checkpoint sections in order, with their headings. */
-export const SECTIONS: Array<[string, string]> = [
-  ["goal", "Goal"],
-  ["instructions", "User instructions/constraints"],
-  ["discoveries", "Discoveries"],
-  ["accomplished", "Accomplished"],
-  ["currentState", "Current state"],
-  ["nextSteps", "Next steps"],
-  ["relevantFiles", "Relevant files"],
-];
+/** Estimated tokens for a number of characters, as the engine estimates them. */
+export function tokensOf(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/** A span of seqs in the order given (transcript order), as runs: "#11, #6–#10". */
+export function formatSpan(seqs: number[]): string {
+  const runs: Array<[number, number]> = [];
+  for (const seq of seqs) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] + 1 === seq) last[1] = seq;
+    else runs.push([seq, seq]);
+  }
+  return runs.map(([a, b]) => (a === b ? `#${a}` : `#${a}–#${b}`)).join(", ");
+}
 
 /** Fixed-height-estimate prefix sums for the virtual list. */
 export function offsets(heights: number[]): number[] {

@@ -92,9 +92,12 @@ pub fn message_chars(content: &str, tool_calls: &[ToolCall]) -> u64 {
     (content.chars().count() + calls) as u64
 }
 
+/// Characters per token in every estimate (the window shows the same figure).
+pub const CHARS_PER_TOKEN: u64 = 4;
+
 /// Approximate tokens for a number of characters (≈ 4 characters per token, rounded up).
 pub fn estimate_tokens(chars: u64) -> u64 {
-    chars.div_ceil(4)
+    chars.div_ceil(CHARS_PER_TOKEN)
 }
 
 /// A message about to be stored.

@@ -1,6 +1,8 @@
 //! What the model sees and what is stored. The model view is built by the same code that builds
 //! requests, so `sessions show --view model` is exactly the next request's `messages`.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -83,7 +85,23 @@ pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<Model
     })
 }
 
-/// A stored message as the stored view shows it.
+/// What a stored message is, so no reader has to guess it from its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum MessageKind {
+    System,
+    User,
+    Assistant,
+    ToolResult,
+    /// The summary a compaction put in place of the messages it hid.
+    Checkpoint,
+    /// Context a plugin added after a checkpoint (e.g. remembered facts).
+    InjectedContext,
+}
+
+/// A stored message as the stored view shows it. `kind` says what it is; `truncated` marks a
+/// reduced copy standing in for the original at the same `anchor`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -91,6 +109,7 @@ pub struct StoredMessage {
     pub seq: i64,
     pub anchor: i64,
     pub role: Role,
+    pub kind: MessageKind,
     pub content: String,
     pub chars: u64,
     pub tool_calls: Vec<ToolCall>,
@@ -165,7 +184,7 @@ pub fn stored_view_page(
             (page, has_older)
         }
     };
-    let messages = stored_messages(raw, &journal);
+    let messages = stored_messages(raw, &journal, &store.checkpoint_seqs(&record.id)?);
     let compactions = store
         .compactions(&record.id)?
         .into_iter()
@@ -185,11 +204,12 @@ pub fn stored_view_page(
 pub fn older_messages(store: &Store, session: &str, before: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
     let record = store.resolve_session(session)?;
     let journal = store.journal(&record.id)?;
-    Ok(stored_messages(store.messages_before(&record.id, Some(before), limit)?, &journal))
+    let checkpoints = store.checkpoint_seqs(&record.id)?;
+    Ok(stored_messages(store.messages_before(&record.id, Some(before), limit)?, &journal, &checkpoints))
 }
 
-fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry]) -> Vec<StoredMessage> {
-    let pending: std::collections::HashSet<i64> = journal
+fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &HashSet<i64>) -> Vec<StoredMessage> {
+    let pending: HashSet<i64> = journal
         .iter()
         .filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain))
         .map(|e| e.assistant_seq)
@@ -197,6 +217,14 @@ fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry]) -> Vec<StoredMes
     raw.into_iter()
         .map(|m| StoredMessage {
             uncertain: m.uncertain || pending.contains(&m.seq),
+            kind: match m.role {
+                _ if m.summary && checkpoints.contains(&m.seq) => MessageKind::Checkpoint,
+                _ if m.summary => MessageKind::InjectedContext,
+                Role::System => MessageKind::System,
+                Role::User => MessageKind::User,
+                Role::Assistant => MessageKind::Assistant,
+                Role::Tool => MessageKind::ToolResult,
+            },
             seq: m.seq,
             anchor: m.anchor,
             role: m.role,

@@ -22,7 +22,7 @@ pub fn typescript() -> String {
         e::store::ModelCallRecord, e::store::compactions::CompactionRecord, e::store::compactions::Kind,
         e::store::compactions::Status, e::provider::wire::WireItem, e::provider::wire::ChatCall,
         e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
-        e::view::CompactionView, e::events::Envelope, e::events::Event, e::events::CompactionReason,
+        e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,
         e::events::Size, e::compaction::CompactOutcome, e::compaction::checkpoint::Checkpoint,
         e::agent::RecoverReport,
         super::IpcError, super::ErrorCode, super::UiEvent, super::ContextMeter, super::PastRequest,
@@ -38,7 +38,24 @@ pub fn typescript() -> String {
         file.push_str(&decl);
         file.push_str("\n\n");
     }
+    file.push_str(&constants());
     file.trim_end().to_string() + "\n"
+}
+
+/// Constants the window shares with the engine, written from the Rust values.
+fn constants() -> String {
+    use alisio_engine::compaction::{budget::WINDOW_TRUST_LIMIT, checkpoint::SECTIONS};
+    use alisio_engine::transcript::CHARS_PER_TOKEN;
+    let sections: Vec<String> = SECTIONS.iter().map(|(key, heading)| format!("  [{key:?}, {heading:?}],\n")).collect();
+    format!(
+        "/** The checkpoint's sections, in order: [JSON key, heading]. */\n\
+         export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [\n{}];\n\n\
+         /** Windows reported above this many tokens are not trusted. */\n\
+         export const WINDOW_TRUST_LIMIT = {WINDOW_TRUST_LIMIT};\n\n\
+         /** Characters per token in every estimate. */\n\
+         export const CHARS_PER_TOKEN = {CHARS_PER_TOKEN};\n\n",
+        sections.concat()
+    )
 }
 
 #[cfg(test)]

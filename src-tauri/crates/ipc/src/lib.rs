@@ -435,7 +435,7 @@ impl Backend {
                 .map_err(|e| invalid(format!("{} is not valid JSON: {e}", path.display())))?,
             Err(_) => Value::Object(Default::default()),
         };
-        let effective = serde_json::to_value(&self.engine().config).map_err(|e| invalid(e.to_string()))?;
+        let effective = serde_json::to_value(self.engine().config()).map_err(|e| invalid(e.to_string()))?;
         Ok(ConfigDocument { path: path.display().to_string(), raw, effective })
     }
 

@@ -213,6 +213,19 @@ impl Store {
     pub fn all_messages(&self, session: &str) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, false))
     }
+
+    /// The seqs of checkpoint messages: the first message each compaction added (the rest it
+    /// added are injected context).
+    pub fn checkpoint_seqs(&self, session: &str) -> Result<std::collections::HashSet<i64>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT MIN(seq) FROM messages WHERE session_id = ?1 AND summary = 1 AND created_by IS NOT NULL
+                 GROUP BY created_by",
+            )?;
+            let rows = stmt.query_map([session], |row| row.get::<_, i64>(0))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
 }
 
 /// Metadata of the live messages in transcript order (contents are not read).

@@ -1,0 +1,49 @@
+// Status lines above the pane: the uncertain-result banner, progress, errors and notices.
+import type { JournalEntry } from "../bindings";
+
+export function UncertainBanner(props: { pending: JournalEntry[]; onAcknowledge: () => void }) {
+  const { pending } = props;
+  if (pending.length === 0) return null;
+  return (
+    <div class="banner" data-testid="uncertain-banner">
+      <div>
+        <strong>Uncertain tool result{pending.length > 1 ? "s" : ""}.</strong> The process stopped while{" "}
+        {pending.map((p) => (
+          <code>
+            {p.name} {p.arguments}
+          </code>
+        ))}{" "}
+        ran. Alisio never re-runs it: inspect its effects, then record the uncertainty as its result.
+      </div>
+      <button class="danger" onClick={props.onAcknowledge} data-testid="acknowledge-banner">
+        Acknowledge
+      </button>
+    </div>
+  );
+}
+
+export function StatusLines(props: {
+  busy: string | null;
+  loading: string | null;
+  error: string | null;
+  notice: string | null;
+  onDismissError: () => void;
+  onDismissNotice: () => void;
+}) {
+  return (
+    <>
+      {props.busy && <div class="progress" data-testid="progress">{props.busy}</div>}
+      {props.loading && <div class="progress" data-testid="loading">{props.loading}</div>}
+      {props.error && (
+        <div class="error" role="alert" data-testid="error">
+          {props.error} <button class="link" onClick={props.onDismissError}>dismiss</button>
+        </div>
+      )}
+      {props.notice && (
+        <div class="notice" data-testid="notice">
+          {props.notice} <button class="link" onClick={props.onDismissNotice}>dismiss</button>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,32 @@
+// The tabs (Ctrl+1..4) and the compaction actions.
+import type { Tab } from "../App";
+
+export function Toolbar(props: {
+  tabs: Array<[Tab, string, string]>;
+  tab: Tab;
+  onTab: (tab: Tab) => void;
+  canCompact: boolean;
+  canUndo: boolean;
+  onCompact: () => void;
+  onUndo: () => void;
+}) {
+  return (
+    <header class="toolbar">
+      <nav class="tabs" role="tablist">
+        {props.tabs.map(([id, label, key]) => (
+          <button role="tab" aria-selected={props.tab === id} class={props.tab === id ? "tab active" : "tab"} onClick={() => props.onTab(id)} title={key} data-testid={`tab-${id}`}>
+            {label}
+          </button>
+        ))}
+      </nav>
+      <div class="actions">
+        <button onClick={props.onCompact} disabled={!props.canCompact} data-testid="compact-button" title="Ctrl+Shift+C">
+          Compact…
+        </button>
+        <button class="secondary" onClick={props.onUndo} disabled={!props.canUndo} data-testid="undo-button" title="Ctrl+Shift+Z">
+          Undo
+        </button>
+      </div>
+    </header>
+  );
+}
