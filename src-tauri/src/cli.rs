@@ -1,6 +1,6 @@
 //! The headless commands. Each turns arguments into engine calls and prints events or documents:
 //! JSONL / one JSON document with `--json`, human text otherwise; errors on stderr with the exit
-//! codes of INTERFACES I3.
+//! codes the README lists under "Using the CLI".
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `alisio`: with a subcommand it runs headless (INTERFACES I1, I3); without one it opens the app.
+//! `alisio`: with a subcommand it runs headless (README "Using the CLI"); without one it opens the app.
 
 mod app;
 mod cli;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the cache A/B benchmark (SPEC S2) against a real llama.cpp server started here.
+# Runs the cache A/B benchmark (cache-compatible compaction) against a real llama.cpp server started here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 python="$(./tests/llama/setup.sh)"

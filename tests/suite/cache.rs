@@ -1,4 +1,4 @@
-//! Cache-compatible compaction (SPEC S2) against the scripted server: the trip, the appended
+//! Cache-compatible compaction against the scripted server: the trip, the appended
 //! summary request, the trimmed requests after it, and the failure cases.
 
 use pretty_assertions::assert_eq;

@@ -1,4 +1,4 @@
-//! Native compaction end to end (SPEC S1): what the summarizer received, the events, the rows, and
+//! Native compaction end to end: what the summarizer received, the events, the rows, and
 //! what the model gets afterwards.
 
 use std::time::Duration;

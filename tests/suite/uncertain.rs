@@ -1,4 +1,4 @@
-//! SPEC S3: a crash mid-tool leaves an uncertain result that is never re-run; recovery records it.
+//! A crash mid-tool leaves an uncertain result that is never re-run; recovery records it.
 
 use std::time::Duration;
 

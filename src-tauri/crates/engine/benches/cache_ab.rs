@@ -1,4 +1,4 @@
-//! A/B benchmark of SPEC S2 on a real llama.cpp server: the same long history summarized by
+//! A/B benchmark of cache-compatible compaction on a real llama.cpp server: the same long history summarized by
 //! (a) a rebuilt summarizer prompt, as OpenCode sends it (history pasted into one user message, no
 //! tools, a fresh system prompt), and (b) Alisio's appended request (the live request unchanged,
 //! plus one user message). Before every measured request the live request is sent once (as the

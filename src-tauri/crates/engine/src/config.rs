@@ -1,4 +1,4 @@
-//! Configuration (INTERFACES I2): `$ALISIO_HOME/config.json` overlaid by `--config FILE`.
+//! Configuration (README "Configuration"): `$ALISIO_HOME/config.json` overlaid by `--config FILE`.
 //! Defaults live only in the `Default` impls below. Unknown keys are kept in the raw document and
 //! ignored; a mistyped or out-of-range value fails before anything is sent, naming the key.
 

@@ -70,7 +70,7 @@ fn invalid(message: impl Into<String>) -> IpcError {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum UiEvent {
-    /// An engine event (INTERFACES I4), including streamed text.
+    /// An engine event (README "Using the CLI"), including streamed text.
     Engine { envelope: Envelope },
     /// A tool call whose permission is "ask" waits for an answer (`answer_permission`).
     PermissionRequest { id: u64, session: String, call: ToolCall, permission: String },
@@ -358,7 +358,7 @@ impl Backend {
         Ok(engine.undo_compaction(&session, &sink)?)
     }
 
-    /// SPEC S3, by click: records each uncertain result as "result unknown"; re-runs nothing.
+    /// By click: records each uncertain result as "result unknown"; re-runs nothing.
     pub fn acknowledge_uncertain(&self, session: &str) -> IpcResult<RecoverReport> {
         Ok(self.engine().recover(session)?)
     }

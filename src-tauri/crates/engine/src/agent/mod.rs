@@ -25,7 +25,7 @@ use crate::tools::{Approver, ToolEnv, ToolOutput};
 use crate::transcript::{NewMessage, ToolCall};
 use crate::view::{system_prompt, PreparedRequest};
 
-/// The result recorded for a call whose outcome is unknown (SPEC S3).
+/// The result recorded for a call whose outcome is unknown (README "Crashes and uncertain tool results").
 pub const UNCERTAIN_RESULT: &str = "result unknown — the process stopped while this tool was running, so Alisio \
     cannot say whether it completed. It was not re-run and nothing was undone; check its effects before relying on them.";
 

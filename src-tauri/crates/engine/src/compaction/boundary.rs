@@ -1,4 +1,4 @@
-//! Choosing where a compaction cuts (SPEC S1.2). Pure functions over message shapes: keep
+//! Choosing where a compaction cuts (docs/ARCHITECTURE.md, "Where each rule lives"). Pure functions over message shapes: keep
 //! `keepTurns` recent turns (at least the last), cut inside one long turn at its last safe boundary
 //! between calls, and never separate a tool call from its results.
 

@@ -1,4 +1,4 @@
-//! When to compact and when a request is too big to send (SPEC S1.3, S1.7). Pure functions.
+//! When to compact and when a request is too big to send (README "Compaction"). Pure functions.
 
 /// A declared window above this many tokens is not trusted (so `window × threshold` cannot hide
 /// real pressure); the character fallback applies instead.
@@ -65,7 +65,7 @@ pub fn over_hard_limit(pressure: Pressure, max_context_chars: u64) -> bool {
     pressure.reducible_chars > max_context_chars
 }
 
-/// What automatic compaction did, for the budget error (SPEC S1.6's four forms).
+/// What automatic compaction did, for the budget error (its four forms).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompactionAttempt {
     Ran,

@@ -1,4 +1,4 @@
-//! The structured checkpoint (SPEC S1.1, S1.5): the summary request, strict validation of the
+//! The structured checkpoint: the summary request, strict validation of the
 //! answer, salvage of an answer cut by the output budget, and the text the model sees.
 
 use serde::{Deserialize, Serialize};
@@ -27,7 +27,7 @@ const SECTION_HINTS: [&str; 7] = [
 
 pub const CHECKPOINT_HEADING: &str = "## Checkpoint — summary of the earlier conversation";
 
-/// A field a plugin asks the summarizer to fill (SPEC S1.10 `outputFields`).
+/// A field a plugin asks the summarizer to fill (`outputFields`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutputField {
     pub name: String,

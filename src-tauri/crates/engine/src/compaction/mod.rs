@@ -1,4 +1,4 @@
-//! Native compaction (SPEC S1): a structured checkpoint from the current provider replaces old
+//! Native compaction (README "Compaction"): a structured checkpoint from the current provider replaces old
 //! messages, which stay stored and marked compacted. Proposals can be previewed, edited and applied;
 //! the newest compaction can be undone exactly. The pure parts live in `boundary`, `budget`,
 //! `checkpoint` and `reduction`; this module wires them to the store, the model caller and the
@@ -86,7 +86,7 @@ fn uncertain_calls(ctx: &Context<'_>) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Compacts the session's live history (SPEC S1). Manual compaction of a session with uncertain
+/// Compacts the session's live history. Manual compaction of a session with uncertain
 /// tool results is refused (exit 3); automatic compaction skips it. With `preview`, the
 /// checkpoint is stored as a proposal and nothing is hidden.
 pub async fn compact(

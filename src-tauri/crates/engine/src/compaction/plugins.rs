@@ -1,4 +1,4 @@
-//! Compaction plugin hooks (SPEC S1.10): `beforeCompact` adds instructions and output fields to the
+//! Compaction plugin hooks: `beforeCompact` adds instructions and output fields to the
 //! summarizer call; `afterCompact` gets the checkpoint and its own fields and may inject context and
 //! report. Built-in plugins implement the trait; external ones are commands speaking JSON on
 //! stdin/stdout. Every hook runs under `pluginHooks.timeoutMs`.

@@ -60,7 +60,7 @@ pub fn strategy_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>
     }
 }
 
-/// SPEC S1: checkpoints before a call when a trigger fires; the hard limit at every call.
+/// Native: checkpoints before a call when a trigger fires; the hard limit at every call.
 struct NativeStrategy<'p> {
     plugins: &'p [Box<dyn CompactionPlugin>],
     /// The last-resort `budget` compaction runs at most once per turn.
@@ -86,7 +86,7 @@ impl ContextStrategy for NativeStrategy<'_> {
     }
 }
 
-/// SPEC S2: trips on the server-reported usage after a step, then summarizes by appending and cuts.
+/// Cache-compatible: trips on the server-reported usage after a step, then summarizes by appending and cuts.
 #[derive(Default)]
 struct CacheStrategy {
     tripped: bool,

@@ -164,7 +164,7 @@ impl Store {
         self.read(|conn| query_messages(conn, session, true))
     }
 
-    /// Whether the cache strategy's trip latch is set (SPEC S2: it re-arms below the threshold).
+    /// Whether the cache strategy's trip latch is set (it re-arms below the threshold).
     pub fn cache_latched(&self, session: &str) -> Result<bool> {
         self.read(|conn| {
             Ok(conn.query_row("SELECT cache_latched FROM sessions WHERE id = ?1", [session], |r| r.get(0))?)
