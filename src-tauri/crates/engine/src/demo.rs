@@ -139,3 +139,37 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
     }
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::compactions::Kind;
+    use crate::store::JournalState;
+
+    /// The demo runs the real loop and compaction on the in-process script: it ends with every
+    /// part the window shows.
+    #[tokio::test]
+    async fn the_demo_session_has_every_part_the_window_shows() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("sessions.db")).unwrap());
+        let id = create_demo_session(store.clone(), &dir.path().join("demo")).await.unwrap();
+
+        let session = store.resolve_session(&id).unwrap();
+        assert_eq!(session.title, DEMO_TITLE);
+        let records = store.compactions(&id).unwrap();
+        let checkpoints: Vec<(Option<&str>, bool)> =
+            records.iter().filter(|r| r.kind == Kind::Checkpoint).map(|r| (r.focus.as_deref(), r.partial)).collect();
+        assert_eq!(checkpoints, vec![(Some("parser error reporting"), false), (None, true)]);
+        assert!(records.iter().any(|r| r.kind == Kind::Reduction), "the build log was trimmed to fit");
+        let messages = store.all_messages(&id).unwrap();
+        assert!(messages.iter().any(|m| m.truncated && m.content.ends_with("[truncated by context budget]")));
+        let journal = store.journal(&id).unwrap();
+        let started: Vec<&str> =
+            journal.iter().filter(|e| e.state == JournalState::Started).map(|e| e.call_id.as_str()).collect();
+        assert_eq!(started, vec!["call_tests-5"], "one call waits to be acknowledged");
+        let ledger = store.model_calls(&id).unwrap();
+        let purposes: Vec<&str> = ledger.iter().map(|c| c.purpose.as_str()).collect();
+        assert_eq!(purposes.iter().filter(|p| **p == "compaction").count(), 2, "{purposes:?}");
+        assert!(ledger.iter().all(|c| c.error.is_none()), "every scripted call was answered");
+    }
+}
