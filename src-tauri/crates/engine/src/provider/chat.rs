@@ -1,7 +1,9 @@
 //! Chat Completions wire format: request messages, streamed and whole answers.
 
+use serde::Deserialize;
 use serde_json::Value;
 
+use super::chunks::ChatChunk;
 use super::wire::{outbound_arguments, ChatCall, ChatFunction, WireItem};
 use super::{Completion, Usage};
 use crate::transcript::{Message, Role, ToolCall};
@@ -36,17 +38,6 @@ fn wire_message(message: Message) -> WireItem {
     }
 }
 
-pub fn usage_from(value: &Value) -> Usage {
-    let mut usage = Usage::default();
-    if let Some(u) = value.get("usage").filter(|u| u.is_object()) {
-        usage.prompt_tokens = u.get("prompt_tokens").and_then(Value::as_u64);
-        usage.completion_tokens = u.get("completion_tokens").and_then(Value::as_u64);
-        usage.cached_tokens = u.pointer("/prompt_tokens_details/cached_tokens").and_then(Value::as_u64);
-    }
-    usage.merge_llama_timings(value.get("timings"));
-    usage
-}
-
 #[derive(Default)]
 struct PartialCall {
     id: String,
@@ -71,48 +62,40 @@ impl ChatStream {
             self.done = true;
             return Ok(None);
         }
-        let chunk: Value =
+        let chunk: ChatChunk =
             serde_json::from_str(data).map_err(|e| format!("sent a stream chunk that is not valid JSON ({e})"))?;
-        if let Some(error) = chunk.get("error") {
+        if let Some(error) = chunk.error.as_ref().filter(|e| !e.is_null()) {
             return Err(format!("reported an error mid-stream: {error}"));
         }
-        let usage = usage_from(&chunk);
-        self.usage.merge(&usage);
+        self.usage.merge(&chunk.usage());
+        let Some(choice) = chunk.choices.unwrap_or_default().into_iter().next() else { return Ok(None) };
         let mut delta_text = None;
-        if let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|c| c.first()) {
-            if let Some(delta) = choice.get("delta") {
-                if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-                    self.text.push_str(text);
-                    delta_text = Some(text.to_string());
+        if let Some(delta) = choice.delta {
+            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                self.text.push_str(&text);
+                delta_text = Some(text);
+            }
+            for (position, part) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
+                let index = part.index.unwrap_or(position);
+                while self.calls.len() <= index {
+                    self.calls.push(PartialCall::default());
                 }
-                if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-                    for (position, call) in calls.iter().enumerate() {
-                        let index = call.get("index").and_then(Value::as_u64).map(|i| i as usize).unwrap_or(position);
-                        while self.calls.len() <= index {
-                            self.calls.push(PartialCall::default());
-                        }
-                        let slot = &mut self.calls[index];
-                        if let Some(id) = call.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-                            if slot.id.is_empty() {
-                                slot.id = id.to_string();
-                            }
-                        }
-                        if let Some(name) =
-                            call.pointer("/function/name").and_then(Value::as_str).filter(|s| !s.is_empty())
-                        {
-                            if slot.name.is_empty() {
-                                slot.name = name.to_string();
-                            }
-                        }
-                        if let Some(args) = call.pointer("/function/arguments").and_then(Value::as_str) {
-                            slot.arguments.push_str(args);
-                        }
-                    }
+                let slot = &mut self.calls[index];
+                // The first piece names the call; later pieces only add arguments.
+                if let Some(id) = part.id.filter(|s| !s.is_empty() && slot.id.is_empty()) {
+                    slot.id = id;
+                }
+                let function = part.function.unwrap_or_default();
+                if let Some(name) = function.name.filter(|s| !s.is_empty() && slot.name.is_empty()) {
+                    slot.name = name;
+                }
+                if let Some(arguments) = function.arguments {
+                    slot.arguments.push_str(&arguments);
                 }
             }
-            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-                self.finish_reason = Some(reason.to_string());
-            }
+        }
+        if let Some(reason) = choice.finish_reason {
+            self.finish_reason = Some(reason);
         }
         Ok(delta_text)
     }
@@ -149,25 +132,79 @@ fn collect_calls(calls: impl Iterator<Item = (String, String, String)>) -> Resul
 
 /// Parses a whole (non-streamed) answer.
 pub fn parse_completion(body: &Value) -> Result<Completion, String> {
-    let choice = body
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
-        .ok_or("sent an answer without `choices`")?;
-    let message = choice.get("message").ok_or("sent a choice without a `message`")?;
-    let text = message.get("content").and_then(Value::as_str).unwrap_or_default().to_string();
-    let calls = message.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
-    let tool_calls = collect_calls(calls.iter().map(|c| {
-        let get = |p: &str| c.pointer(p).and_then(Value::as_str).unwrap_or_default().to_string();
-        (get("/id"), get("/function/name"), get("/function/arguments"))
+    let answer = ChatChunk::deserialize(body).map_err(|e| format!("sent an answer of the wrong shape ({e})"))?;
+    let usage = answer.usage();
+    let choice = answer.choices.unwrap_or_default().into_iter().next().ok_or("sent an answer without `choices`")?;
+    let message = choice.message.ok_or("sent a choice without a `message`")?;
+    let tool_calls = collect_calls(message.tool_calls.unwrap_or_default().into_iter().map(|call| {
+        let function = call.function.unwrap_or_default();
+        (call.id.unwrap_or_default(), function.name.unwrap_or_default(), function.arguments.unwrap_or_default())
     }))?;
     Ok(Completion {
-        text,
+        text: message.content.unwrap_or_default(),
         tool_calls,
         provider_items: None,
-        finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
-        usage: usage_from(body),
+        finish_reason: choice.finish_reason,
+        usage,
         ttft_ms: None,
         duration_ms: 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_tool_calls_text_and_usage_fold_into_one_answer() {
+        let mut stream = ChatStream::default();
+        let chunks = [
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Look"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":null,"tool_calls":[{"index":0,"id":"call_1-Zq.9/x","type":"function","function":{"name":"grep","arguments":"{\"pat"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"tern\":\"x\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":"n/a","completion_tokens":7},"timings":{"cache_n":90,"prompt_n":10,"prompt_ms":12.5}}"#,
+            "[DONE]",
+        ];
+        let texts: Vec<Option<String>> = chunks.iter().map(|c| stream.apply(c).unwrap()).collect();
+        assert_eq!(texts[0].as_deref(), Some("Look"));
+        assert!(stream.done);
+        let answer = stream.finish().unwrap();
+        assert_eq!(answer.text, "Look");
+        assert_eq!(
+            answer.tool_calls,
+            vec![ToolCall { id: "call_1-Zq.9/x".into(), name: "grep".into(), arguments: r#"{"pattern":"x"}"#.into() }]
+        );
+        // A prompt count of the wrong type is absent, so llama.cpp's timings fill it in.
+        assert_eq!(answer.usage.prompt_tokens, Some(100));
+        assert_eq!(answer.usage.cached_tokens, Some(90));
+        assert_eq!(answer.usage.completion_tokens, Some(7));
+        assert_eq!(answer.usage.prompt_ms, Some(12.5));
+    }
+
+    #[test]
+    fn errors_mid_stream_and_cut_streams_say_what_happened() {
+        let mut stream = ChatStream::default();
+        let err = stream.apply(r#"{"error":{"message":"overloaded"}}"#).unwrap_err();
+        assert!(err.contains("reported an error mid-stream") && err.contains("overloaded"), "{err}");
+        assert!(ChatStream::default().apply("{broken").unwrap_err().contains("not valid JSON"));
+        let mut cut = ChatStream::default();
+        cut.apply(r#"{"choices":[{"delta":{"content":"half"}}]}"#).unwrap();
+        assert_eq!(cut.finish().unwrap_err(), "closed the stream before the answer was complete");
+    }
+
+    #[test]
+    fn a_whole_answer_with_content_parts_keeps_its_calls() {
+        let body = serde_json::json!({
+            "choices": [{"message": {"content": [{"type": "text", "text": "x"}],
+                         "tool_calls": [{"id": "c", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+                         "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 5, "prompt_tokens_details": {"cached_tokens": 3}}
+        });
+        let answer = parse_completion(&body).unwrap();
+        assert_eq!(answer.text, "", "content parts are not text the engine stores");
+        assert_eq!(answer.tool_calls.len(), 1);
+        assert_eq!((answer.usage.prompt_tokens, answer.usage.cached_tokens), (Some(5), Some(3)));
+        assert!(parse_completion(&serde_json::json!({"object": "list"})).unwrap_err().contains("without `choices`"));
+    }
 }

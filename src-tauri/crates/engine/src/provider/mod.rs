@@ -3,13 +3,14 @@
 //! The API key comes from the environment, goes out as a bearer token, and appears nowhere else.
 
 mod chat;
+mod chunks;
 mod responses;
-mod sse;
 mod window;
 pub mod wire;
 
 use std::time::{Duration, Instant};
 
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -38,19 +39,17 @@ impl Usage {
     }
 
     /// llama.cpp's `timings` (`cache_n`, `prompt_n`, `prompt_ms`) fill what `usage` left out.
-    fn merge_llama_timings(&mut self, timings: Option<&Value>) {
-        let Some(t) = timings.filter(|t| t.is_object()) else { return };
-        let cache_n = t.get("cache_n").and_then(Value::as_u64);
-        let prompt_n = t.get("prompt_n").and_then(Value::as_u64);
-        self.cached_tokens = self.cached_tokens.or(cache_n);
+    fn merge_llama_timings(&mut self, timings: Option<&chunks::LlamaTimings>) {
+        let Some(t) = timings else { return };
+        self.cached_tokens = self.cached_tokens.or(t.cache_n);
         if self.prompt_tokens.is_none() {
-            if let Some(n) = prompt_n {
-                self.prompt_tokens = Some(n + cache_n.unwrap_or(0));
+            if let Some(n) = t.prompt_n {
+                self.prompt_tokens = Some(n + t.cache_n.unwrap_or(0));
             }
         }
-        self.prompt_ms = self.prompt_ms.or(t.get("prompt_ms").and_then(Value::as_f64));
+        self.prompt_ms = self.prompt_ms.or(t.prompt_ms);
         if self.completion_tokens.is_none() {
-            self.completion_tokens = t.get("predicted_n").and_then(Value::as_u64);
+            self.completion_tokens = t.predicted_n;
         }
     }
 }
@@ -268,55 +267,52 @@ impl Provider {
         on_delta: &mut (dyn FnMut(&str) + Send),
         cancel: &CancellationToken,
     ) -> Result<Completion> {
-        let mut decoder = sse::SseDecoder::default();
         let mut chat_stream = chat::ChatStream::default();
         let mut responses_stream = responses::ResponsesStream::default();
         let mut ttft_ms = None;
-        let mut bytes = response.bytes_stream();
-        let mut apply = |data: &str, ttft_ms: &mut Option<u64>| -> Result<bool> {
+        let mut events = response.bytes_stream().eventsource();
+        loop {
+            let event = tokio::select! {
+                event = events.next() => event,
+                _ = cancel.cancelled() => return Err(Error::Cancelled),
+            };
+            let data = match event {
+                None => break,
+                Some(Ok(event)) => event.data,
+                Some(Err(EventStreamError::Transport(err))) if err.is_timeout() => {
+                    return Err(self.fail(
+                        url,
+                        format!("stopped sending for more than {} ms (provider.timeoutMs)", self.config.timeout_ms),
+                    ));
+                }
+                Some(Err(EventStreamError::Transport(err))) => {
+                    return Err(self.fail(url, format!("broke off the stream: {err}")));
+                }
+                Some(Err(EventStreamError::Utf8(err))) => {
+                    return Err(self.fail(url, format!("sent a stream that is not UTF-8 ({err})")));
+                }
+                Some(Err(EventStreamError::Parser(err))) => {
+                    return Err(self.fail(url, format!("sent a malformed event stream ({err})")));
+                }
+            };
             let delta = match self.config.api {
-                Api::Chat => chat_stream.apply(data),
-                Api::Responses => responses_stream.apply(data),
+                Api::Chat => chat_stream.apply(&data),
+                Api::Responses => responses_stream.apply(&data),
             }
             .map_err(|what| self.fail(url, what))?;
             if ttft_ms.is_none() {
-                *ttft_ms = Some(started.elapsed().as_millis() as u64);
+                ttft_ms = Some(started.elapsed().as_millis() as u64);
             }
             if let Some(text) = delta {
                 on_delta(&text);
             }
-            Ok(match self.config.api {
+            let done = match self.config.api {
                 Api::Chat => chat_stream.done,
                 Api::Responses => responses_stream.done(),
-            })
-        };
-        'read: loop {
-            let chunk = tokio::select! {
-                chunk = bytes.next() => chunk,
-                _ = cancel.cancelled() => return Err(Error::Cancelled),
             };
-            match chunk {
-                None => break,
-                Some(Err(err)) => {
-                    if err.is_timeout() {
-                        return Err(self.fail(
-                            url,
-                            format!("stopped sending for more than {} ms (provider.timeoutMs)", self.config.timeout_ms),
-                        ));
-                    }
-                    return Err(self.fail(url, format!("broke off the stream: {err}")));
-                }
-                Some(Ok(chunk)) => {
-                    for data in decoder.feed(&chunk) {
-                        if apply(&data, &mut ttft_ms)? {
-                            break 'read;
-                        }
-                    }
-                }
+            if done {
+                break;
             }
-        }
-        if let Some(data) = decoder.finish() {
-            apply(&data, &mut ttft_ms)?;
         }
         let completion = match self.config.api {
             Api::Chat => chat_stream.finish(),

@@ -1,10 +1,12 @@
 //! Responses API wire format. Output items (including opaque ones such as encrypted reasoning) are
 //! stored with the assistant message and sent back unchanged.
 
+use serde::Deserialize;
 use serde_json::Value;
 
+use super::chunks::{OutputItem, ResponseObject, ResponsesEvent};
 use super::wire::WireItem;
-use super::{Completion, Usage};
+use super::Completion;
 use crate::transcript::{Message, Role, ToolCall};
 
 /// The `input` array for a system prompt and transcript.
@@ -51,48 +53,39 @@ pub fn wire_input(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     out
 }
 
-fn usage_from(response: &Value) -> Usage {
-    let mut usage = Usage::default();
-    if let Some(u) = response.get("usage").filter(|u| u.is_object()) {
-        usage.prompt_tokens = u.get("input_tokens").and_then(Value::as_u64);
-        usage.completion_tokens = u.get("output_tokens").and_then(Value::as_u64);
-        usage.cached_tokens = u.pointer("/input_tokens_details/cached_tokens").and_then(Value::as_u64);
-    }
-    usage.merge_llama_timings(response.get("timings"));
-    usage
-}
-
 /// Parses a response object (the whole answer, or the one carried by `response.completed`).
 pub fn parse_response(response: &Value) -> Result<Completion, String> {
-    if let Some(error) = response.get("error").filter(|e| !e.is_null()) {
+    let object =
+        ResponseObject::deserialize(response).map_err(|e| format!("sent a response of the wrong shape ({e})"))?;
+    if let Some(error) = object.error.as_ref().filter(|e| !e.is_null()) {
         return Err(format!("reported an error: {error}"));
     }
-    let output = response.get("output").and_then(Value::as_array).ok_or("sent a response without `output`")?;
+    let usage = object.usage();
+    let output = object.output.ok_or("sent a response without `output`")?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
-    for item in output {
-        match item.get("type").and_then(Value::as_str) {
-            Some("message") => {
-                for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
-                    if let Some(t) = part.get("text").and_then(Value::as_str) {
-                        text.push_str(t);
-                    }
-                }
+    for item in &output {
+        match OutputItem::deserialize(item) {
+            Ok(OutputItem::Message { content }) => {
+                text.extend(content.unwrap_or_default().into_iter().filter_map(|part| part.text));
             }
-            Some("function_call") => {
-                let get = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                let call = ToolCall { id: get("call_id"), name: get("name"), arguments: get("arguments") };
+            Ok(OutputItem::FunctionCall { call_id, name, arguments }) => {
+                let call = ToolCall {
+                    id: call_id.unwrap_or_default(),
+                    name: name.unwrap_or_default(),
+                    arguments: arguments.unwrap_or_default(),
+                };
                 if call.id.is_empty() || call.name.is_empty() {
                     return Err("sent a function_call without call_id or name".into());
                 }
                 tool_calls.push(call);
             }
-            _ => {}
+            // Reasoning and other items are kept opaque in `provider_items`.
+            Ok(OutputItem::Other) | Err(_) => {}
         }
     }
-    let status = response.get("status").and_then(Value::as_str).unwrap_or("completed");
-    let finish_reason = if status == "incomplete" {
-        match response.pointer("/incomplete_details/reason").and_then(Value::as_str) {
+    let finish_reason = if object.status.as_deref() == Some("incomplete") {
+        match object.incomplete_details.and_then(|d| d.reason).as_deref() {
             Some("max_output_tokens") | None => "length".to_string(),
             Some(other) => other.to_string(),
         }
@@ -104,9 +97,9 @@ pub fn parse_response(response: &Value) -> Result<Completion, String> {
     Ok(Completion {
         text,
         tool_calls,
-        provider_items: Some(Value::Array(output.clone())),
+        provider_items: Some(Value::Array(output)),
         finish_reason: Some(finish_reason),
-        usage: usage_from(response),
+        usage,
         ttft_ms: None,
         duration_ms: 0,
     })
@@ -127,22 +120,21 @@ impl ResponsesStream {
         if data.trim() == "[DONE]" {
             return Ok(None);
         }
-        let event: Value =
+        let event: ResponsesEvent =
             serde_json::from_str(data).map_err(|e| format!("sent a stream event that is not valid JSON ({e})"))?;
-        match event.get("type").and_then(Value::as_str) {
-            Some("response.output_text.delta") => Ok(event.get("delta").and_then(Value::as_str).map(str::to_string)),
-            Some("response.completed") | Some("response.incomplete") => {
-                self.completed = event.get("response").cloned();
+        match event {
+            ResponsesEvent::OutputTextDelta { delta } => Ok(delta),
+            ResponsesEvent::Finished { response } => {
+                self.completed = Some(response);
                 Ok(None)
             }
-            Some("response.failed") => Err(format!(
-                "reported a failed response: {}",
-                event.pointer("/response/error").cloned().unwrap_or(Value::Null)
-            )),
-            Some("error") => {
-                Err(format!("reported an error: {}", event.get("message").cloned().unwrap_or(event.clone())))
+            ResponsesEvent::Failed { response } => {
+                Err(format!("reported a failed response: {}", response.get("error").cloned().unwrap_or(Value::Null)))
             }
-            _ => Ok(None),
+            ResponsesEvent::Error { message } => {
+                Err(format!("reported an error: {}", message.unwrap_or_else(|| Value::String(data.to_string()))))
+            }
+            ResponsesEvent::Other => Ok(None),
         }
     }
 
