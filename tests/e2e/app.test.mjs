@@ -7,10 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Driver } from "./webdriver.mjs";
-import { startScriptedServer } from "./scripted-server.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const app = process.env.ALISIO_APP ?? path.join(root, "target/debug/alisio");
+const scriptedServer = process.env.ALISIO_SCRIPTED_SERVER ?? path.join(root, "target/debug/examples/scripted-server");
 const shots = process.env.ALISIO_SCREENSHOTS;
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "alisio-e2e-"));
 const checkpoint = {
@@ -37,6 +37,26 @@ async function shot(name) {
   fs.writeFileSync(path.join(shots, `${name}.png`), await driver.screenshot());
 }
 
+/** The suite's scripted model server (tests/scripted_server.rs), answering `texts` in order. */
+async function startScriptedServer(texts) {
+  const script = path.join(home, "script.json");
+  fs.writeFileSync(script, JSON.stringify(texts));
+  const child = spawn(scriptedServer, [script], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.split("\n")[0].trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the scripted server exited (${code})`)));
+  });
+  return {
+    url,
+    received: async () => (await fetch(`${url}/__received`)).json(),
+    close: () => child.kill(),
+  };
+}
+
 before(async () => {
   server = await startScriptedServer(["The parser tests will need the line field first.", JSON.stringify(checkpoint)]);
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
@@ -50,7 +70,6 @@ before(async () => {
 after(async () => {
   await driver?.close();
   tauriDriver?.kill(); // SIGTERM: tauri-driver stops WebKitWebDriver too
-  server?.closeAllConnections?.();
   server?.close();
 });
 
@@ -114,7 +133,7 @@ async function demoFlow() {
   assert.ok(nextSteps);
 
   // The summarizer got the live request with the focus appended.
-  const ask = server.received[1].messages.at(-1).content;
+  const ask = (await server.received())[1].messages.at(-1).content;
   assert.match(ask, /Focus the checkpoint on: e2e focus on the parser/);
 
   // Undo: the database shows the compaction reverted, nothing deleted.

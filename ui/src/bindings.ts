@@ -27,7 +27,7 @@ export type JournalState = "requested" | "started" | "finished" | "uncertain" | 
 
 export type ModelCallRecord = { id: number, purpose: string, api: string, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
 
-export type CompactionRecord = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
 
 export type Kind = "checkpoint" | "reduction";
 

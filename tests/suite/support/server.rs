@@ -1,6 +1,8 @@
 //! A scripted OpenAI-compatible model server on 127.0.0.1: each POST takes the next scripted reply
 //! and renders it in the wire shape the request asked for (Chat or Responses, streamed or whole).
-//! Every request is recorded so tests can assert on the exact bodies the model received.
+//! Every request is recorded so tests can assert on the exact bodies the model received. The one
+//! scripted server of the Rust suites; `tests/scripted_server.rs` runs it as a program for the
+//! window tests (which read the bodies from `GET /v1/__received`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -161,6 +163,16 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         }
     };
     if let Some(models) = models {
+        if request.path.ends_with("/__received") {
+            // For a test in another process (the window tests): every POST body so far.
+            let bodies: Vec<Value> = {
+                let state = state.lock().unwrap();
+                state.received.iter().filter(|r| r.method == "POST").map(|r| r.body.clone()).collect()
+            };
+            write_head(&mut socket, 200, "application/json").await?;
+            socket.write_all(Value::Array(bodies).to_string().as_bytes()).await?;
+            return socket.shutdown().await;
+        }
         match models {
             Some(models) if request.path.ends_with("/models") => {
                 write_head(&mut socket, 200, "application/json").await?;

@@ -158,9 +158,9 @@ mod tests {
         assert_eq!(session.title, DEMO_TITLE);
         let records = store.compactions(&id).unwrap();
         let checkpoints: Vec<(Option<&str>, bool)> =
-            records.iter().filter(|r| r.kind == Kind::Checkpoint).map(|r| (r.focus.as_deref(), r.partial)).collect();
+            records.iter().filter_map(|r| r.checkpoint()).map(|c| (c.focus.as_deref(), c.partial)).collect();
         assert_eq!(checkpoints, vec![(Some("parser error reporting"), false), (None, true)]);
-        assert!(records.iter().any(|r| r.kind == Kind::Reduction), "the build log was trimmed to fit");
+        assert!(records.iter().any(|r| r.kind() == Kind::Reduction), "the build log was trimmed to fit");
         let messages = store.all_messages(&id).unwrap();
         assert!(messages.iter().any(|m| m.truncated && m.content.ends_with("[truncated by context budget]")));
         let journal = store.journal(&id).unwrap();

@@ -10,7 +10,7 @@ use crate::config::{Api, Config};
 use crate::error::Result;
 use crate::provider::wire::WireItem;
 use crate::provider::wire_messages;
-use crate::store::compactions::CompactionRecord;
+use crate::store::compactions::CompactionDocument;
 use crate::store::{seq_ranges, JournalEntry, JournalState, ModelCallRecord, Session, Store};
 use crate::tools;
 use crate::transcript::{estimate_tokens, Message, Role, ToolCall};
@@ -131,7 +131,7 @@ pub struct StoredMessage {
 #[serde(rename_all = "camelCase")]
 pub struct CompactionView {
     #[serde(flatten)]
-    pub record: CompactionRecord,
+    pub record: CompactionDocument,
     pub summarized_seqs: Vec<i64>,
 }
 
@@ -188,7 +188,7 @@ pub fn stored_view_page(
     let compactions = store
         .compactions(&record.id)?
         .into_iter()
-        .map(|c| CompactionView { summarized_seqs: expand_ranges(&c.summarized_ranges), record: c })
+        .map(|c| CompactionView { summarized_seqs: c.span_seqs(), record: CompactionDocument::from(&c) })
         .collect();
     Ok(StoredView {
         messages,

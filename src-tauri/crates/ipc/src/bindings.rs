@@ -19,7 +19,7 @@ pub fn typescript() -> String {
     let decls = declarations!(&cfg;
         e::transcript::Role, e::transcript::ToolCall, e::config::Api,
         e::store::Session, e::store::SessionSummary, e::store::JournalEntry, e::store::JournalState,
-        e::store::ModelCallRecord, e::store::compactions::CompactionRecord, e::store::compactions::Kind,
+        e::store::ModelCallRecord, e::store::compactions::CompactionDocument, e::store::compactions::Kind,
         e::store::compactions::Status, e::provider::wire::WireItem, e::provider::wire::ChatCall,
         e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
         e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event};
 use crate::model::{Outgoing, Purpose};
 use crate::provider::{Completion, RequestOptions};
-use crate::store::compactions::{self, Kind, NewCompaction, Status};
+use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status};
 use crate::transcript::estimate_tokens;
 use crate::view::{system_prompt, PreparedRequest};
 
@@ -122,31 +122,29 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     let content = format!("{SUMMARY_HEADING}\n\n{summary}");
     let checkpoint_chars = content.chars().count() as u64;
     let record = NewCompaction {
-        kind: Kind::Checkpoint,
         reason: CompactionReason::Cache,
-        focus: None,
-        partial,
-        checkpoint: json!({"text": summary}),
-        summarized_seqs,
-        summarized_chars,
-        checkpoint_chars,
+        span: summarized_seqs,
         before_chars: prepared.chars,
         after_chars: prepared.chars - summarized_chars + checkpoint_chars,
-        plugin_reports: json!([]),
-        plugin_fields: json!({}),
-        inject_context: Vec::new(),
-        model_call_id: Some(call_id),
+        detail: RecordDetail::Checkpoint(CheckpointDetail {
+            focus: None,
+            partial,
+            checkpoint: json!({"text": summary}),
+            summarized_chars,
+            checkpoint_chars,
+            plugin_reports: Vec::new(),
+            plugin_fields: serde_json::Map::new(),
+            inject_context: Vec::new(),
+            model_call_id: Some(call_id),
+        }),
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        compactions::apply_checkpoint(tx, &session.id, id, anchor, &content, &[], &record.summarized_seqs)?;
+        compactions::apply_checkpoint(tx, &session.id, id, anchor, &content, &[], &record.span)?;
         Ok(id)
     })?;
-    debug(
-        ctx.config,
-        format_args!("cut {} messages behind a {checkpoint_chars}-char summary", record.summarized_seqs.len()),
-    );
-    emit_completed(ctx, CompactionReason::Cache, &record);
+    debug(ctx.config, format_args!("cut {} messages behind a {checkpoint_chars}-char summary", record.span.len()));
+    emit_completed(ctx, &record);
     Ok(CompactOutcome::Completed { compaction: id, partial })
 }
 

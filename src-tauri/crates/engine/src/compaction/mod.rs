@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event, Size};
 use crate::model::{Outgoing, Purpose};
 use crate::provider::{Completion, RequestOptions};
-use crate::store::compactions::{self, Kind, NewCompaction, Status};
+use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status};
 use crate::store::JournalState;
 use crate::tools::tool_catalog_chars;
 use crate::transcript::{estimate_tokens, Message, MessageMeta, Role};
@@ -222,21 +222,23 @@ pub async fn compact(
     let inject_chars: u64 = inject.iter().map(|c| c.chars().count() as u64).sum();
     let before_chars = prepared.chars;
     let after_chars = before_chars - summarized_chars + checkpoint_chars + inject_chars;
+    let span: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
     let record = NewCompaction {
-        kind: Kind::Checkpoint,
         reason,
-        focus: focus.clone(),
-        partial: parsed.partial,
-        checkpoint: serde_json::to_value(&parsed.checkpoint)?,
-        summarized_seqs: summarized.iter().map(|m| m.seq).collect(),
-        summarized_chars,
-        checkpoint_chars,
+        span,
         before_chars,
         after_chars,
-        plugin_reports: Value::Array(reports.clone()),
-        plugin_fields: Value::Object(parsed.checkpoint.plugin_fields.clone()),
-        inject_context: inject.clone(),
-        model_call_id: Some(call_id),
+        detail: RecordDetail::Checkpoint(CheckpointDetail {
+            focus: focus.clone(),
+            partial: parsed.partial,
+            checkpoint: serde_json::to_value(&parsed.checkpoint)?,
+            summarized_chars,
+            checkpoint_chars,
+            plugin_reports: reports.clone(),
+            plugin_fields: parsed.checkpoint.plugin_fields.clone(),
+            inject_context: inject.clone(),
+            model_call_id: Some(call_id),
+        }),
     };
     if preview {
         let proposal =
@@ -244,7 +246,7 @@ pub async fn compact(
         ctx.emit(Event::CompactionProposed {
             proposal,
             partial: parsed.partial,
-            checkpoint: record.checkpoint.clone(),
+            checkpoint: serde_json::to_value(&parsed.checkpoint)?,
         });
         return Ok(CompactOutcome::Proposed {
             proposal,
@@ -255,10 +257,10 @@ pub async fn compact(
     }
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        compactions::apply_checkpoint(tx, &session.id, id, anchor, &rendered, &inject, &record.summarized_seqs)?;
+        compactions::apply_checkpoint(tx, &session.id, id, anchor, &rendered, &inject, &record.span)?;
         Ok(id)
     })?;
-    emit_completed(ctx, reason, &record);
+    emit_completed(ctx, &record);
     Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
 }
 
@@ -282,41 +284,52 @@ pub(crate) async fn send_summary(
     }
 }
 
-fn emit_completed(ctx: &Context<'_>, reason: CompactionReason, record: &NewCompaction) {
+fn emit_completed(ctx: &Context<'_>, record: &NewCompaction) {
+    let RecordDetail::Checkpoint(checkpoint) = &record.detail else { return };
     ctx.emit(Event::CompactionCompleted {
-        reason,
-        partial: record.partial,
+        reason: record.reason,
+        partial: checkpoint.partial,
         before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
         after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
-        summarized_messages: record.summarized_seqs.len() as u64,
-        summarized_chars: record.summarized_chars,
-        checkpoint_chars: record.checkpoint_chars,
-        plugin_reports: record.plugin_reports.as_array().cloned().unwrap_or_default(),
+        summarized_messages: record.span.len() as u64,
+        summarized_chars: checkpoint.summarized_chars,
+        checkpoint_chars: checkpoint.checkpoint_chars,
+        plugin_reports: checkpoint.plugin_reports.clone(),
     });
 }
 
 /// Applies a stored proposal, optionally with an edited checkpoint (JSON sections or plain text).
 pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) -> Result<CompactOutcome> {
     let session = ctx.session;
-    let record = ctx
-        .store
-        .compaction(&session.id, proposal)?
-        .filter(|r| r.status == Status::Proposed && r.kind == Kind::Checkpoint)
-        .ok_or_else(|| Error::Usage(format!("there is no open proposal {proposal} in session {}", session.id)))?;
+    let not_open = || Error::Usage(format!("there is no open proposal {proposal} in session {}", session.id));
+    let record =
+        ctx.store.compaction(&session.id, proposal)?.filter(|r| r.status == Status::Proposed).ok_or_else(not_open)?;
+    let RecordDetail::Checkpoint(proposed) = &record.detail else { return Err(not_open()) };
     let (checkpoint, partial) = match edited {
         Some(text) => {
             let parsed = parse_checkpoint(text, false, &[])
                 .map_err(|e| Error::Usage(format!("the edited checkpoint is not usable: {e}")))?;
             (parsed.checkpoint, false)
         }
-        None => (serde_json::from_value::<Checkpoint>(record.checkpoint.clone())?, record.partial),
+        None => (serde_json::from_value::<Checkpoint>(proposed.checkpoint.clone())?, proposed.partial),
     };
     let rendered = render(&checkpoint, partial);
-    let seqs = crate::view::expand_ranges(&record.summarized_ranges);
-    let inject: Vec<String> = serde_json::from_value(record.inject_context.clone())?;
-    let last = *seqs.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
+    let span = record.span_seqs();
+    let last = *span.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
     let checkpoint_chars = rendered.chars().count() as u64;
-    let after_chars = record.after_chars + checkpoint_chars - record.checkpoint_chars;
+    let after_chars = record.after_chars + checkpoint_chars - proposed.checkpoint_chars;
+    let applied = NewCompaction {
+        reason: record.reason,
+        span,
+        before_chars: record.before_chars,
+        after_chars,
+        detail: RecordDetail::Checkpoint(CheckpointDetail {
+            partial,
+            checkpoint: serde_json::to_value(&checkpoint)?,
+            checkpoint_chars,
+            ..proposed.clone()
+        }),
+    };
     ctx.store.write(|tx| {
         let anchor: i64 =
             tx.query_row("SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2", (&session.id, last), |r| r.get(0))?;
@@ -324,27 +337,10 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
             "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5 WHERE id = ?1",
             (proposal, serde_json::to_string(&checkpoint)?, partial, checkpoint_chars as i64, after_chars as i64),
         )?;
-        compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &inject, &seqs)?;
+        compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &proposed.inject_context, &applied.span)?;
         Ok(())
     })?;
-    let reason = record.reason;
-    let applied = NewCompaction {
-        kind: Kind::Checkpoint,
-        reason,
-        focus: record.focus.clone(),
-        partial,
-        checkpoint: serde_json::to_value(&checkpoint)?,
-        summarized_seqs: seqs,
-        summarized_chars: record.summarized_chars,
-        checkpoint_chars,
-        before_chars: record.before_chars,
-        after_chars,
-        plugin_reports: record.plugin_reports.clone(),
-        plugin_fields: record.plugin_fields.clone(),
-        inject_context: inject,
-        model_call_id: record.model_call_id,
-    };
-    emit_completed(ctx, reason, &applied);
+    emit_completed(ctx, &applied);
     Ok(CompactOutcome::Completed { compaction: proposal, partial })
 }
 

@@ -9,7 +9,7 @@ use super::{compact, content_kind, pressure, CompactOutcome};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event};
-use crate::store::compactions::{self, Kind, NewCompaction, Status};
+use crate::store::compactions::{self, NewCompaction, RecordDetail, Status};
 use crate::store::sessions::append_message;
 use crate::transcript::NewMessage;
 use crate::view::system_prompt;
@@ -85,26 +85,17 @@ pub fn reduce_kept_tail(ctx: &Context<'_>) -> Result<bool> {
         return Ok(fits);
     }
     let record = NewCompaction {
-        kind: Kind::Reduction,
         reason: CompactionReason::Budget,
-        focus: None,
-        partial: false,
-        checkpoint: serde_json::json!({}),
-        summarized_seqs: plan.cuts.iter().map(|&(i, _)| live[i].seq).collect(),
-        summarized_chars: 0,
-        checkpoint_chars: 0,
+        span: plan.cuts.iter().map(|&(i, _)| live[i].seq).collect(),
         before_chars: instruction_chars + plan.before,
         after_chars: instruction_chars + plan.after,
-        plugin_reports: serde_json::json!([]),
-        plugin_fields: serde_json::json!({}),
-        inject_context: Vec::new(),
-        model_call_id: None,
+        detail: RecordDetail::Reduction,
     };
     // Only the messages being cut are read in full.
-    let originals = ctx.store.messages_by_seq(&session.id, &record.summarized_seqs)?;
+    let originals = ctx.store.messages_by_seq(&session.id, &record.span)?;
     ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        compactions::hide_messages(tx, &session.id, id, &record.summarized_seqs)?;
+        compactions::hide_messages(tx, &session.id, id, &record.span)?;
         for (original, &(_, limit)) in originals.iter().zip(&plan.cuts) {
             let copy = NewMessage::reduced_copy(original, cut_content(&original.content, limit), id);
             append_message(tx, &session.id, &copy)?;

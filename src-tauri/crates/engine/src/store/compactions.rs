@@ -3,7 +3,7 @@
 
 use rusqlite::{params, OptionalExtension, Row, Transaction};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::sessions::append_message;
 use super::Store;
@@ -57,11 +57,80 @@ impl Status {
     }
 }
 
+/// What a record did, with only the fields each kind has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecordDetail {
+    /// A summary (the checkpoint) replaced the span.
+    Checkpoint(CheckpointDetail),
+    /// The span's messages were cut in place to fit the budget; reduced copies stand in for them.
+    Reduction,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointDetail {
+    pub focus: Option<String>,
+    /// The summary was cut by its output budget.
+    pub partial: bool,
+    /// The validated checkpoint: `{"sections": {...}}` or `{"text": "..."}`.
+    pub checkpoint: Value,
+    pub summarized_chars: u64,
+    pub checkpoint_chars: u64,
+    pub plugin_reports: Vec<Value>,
+    pub plugin_fields: Map<String, Value>,
+    pub inject_context: Vec<String>,
+    /// The summarizer's request in the ledger.
+    pub model_call_id: Option<i64>,
+}
+
+impl RecordDetail {
+    pub fn kind(&self) -> Kind {
+        match self {
+            RecordDetail::Checkpoint(_) => Kind::Checkpoint,
+            RecordDetail::Reduction => Kind::Reduction,
+        }
+    }
+}
+
 /// A compaction or reduction as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionRecord {
+    pub id: i64,
+    pub reason: CompactionReason,
+    pub status: Status,
+    /// The seqs the record hid, in transcript order, as `[from, to]` runs.
+    pub span: Vec<[i64; 2]>,
+    pub before_chars: u64,
+    pub after_chars: u64,
+    pub created_at: String,
+    pub applied_at: Option<String>,
+    pub reverted_at: Option<String>,
+    pub detail: RecordDetail,
+}
+
+impl CompactionRecord {
+    pub fn kind(&self) -> Kind {
+        self.detail.kind()
+    }
+
+    /// The hidden seqs, in transcript order.
+    pub fn span_seqs(&self) -> Vec<i64> {
+        self.span.iter().flat_map(|&[from, to]| from..=to).collect()
+    }
+
+    pub fn checkpoint(&self) -> Option<&CheckpointDetail> {
+        match &self.detail {
+            RecordDetail::Checkpoint(detail) => Some(detail),
+            RecordDetail::Reduction => None,
+        }
+    }
+}
+
+/// A record as `sessions show --json` and the window see it: one flat document for both kinds
+/// (a reduction has no focus, is never partial, and carries an empty checkpoint).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
-pub struct CompactionRecord {
+pub struct CompactionDocument {
     pub id: i64,
     pub kind: Kind,
     pub reason: CompactionReason,
@@ -84,73 +153,118 @@ pub struct CompactionRecord {
     pub reverted_at: Option<String>,
 }
 
-/// A new record; `summarized_seqs` are hidden when it is applied.
-#[derive(Debug, Clone)]
-pub struct NewCompaction {
-    pub kind: Kind,
-    pub reason: CompactionReason,
-    pub focus: Option<String>,
-    pub partial: bool,
-    pub checkpoint: Value,
-    pub summarized_seqs: Vec<i64>,
-    pub summarized_chars: u64,
-    pub checkpoint_chars: u64,
-    pub before_chars: u64,
-    pub after_chars: u64,
-    pub plugin_reports: Value,
-    pub plugin_fields: Value,
-    pub inject_context: Vec<String>,
-    pub model_call_id: Option<i64>,
+impl From<&CompactionRecord> for CompactionDocument {
+    fn from(r: &CompactionRecord) -> Self {
+        let none = CheckpointDetail {
+            focus: None,
+            partial: false,
+            checkpoint: Value::Object(Map::new()),
+            summarized_chars: 0,
+            checkpoint_chars: 0,
+            plugin_reports: Vec::new(),
+            plugin_fields: Map::new(),
+            inject_context: Vec::new(),
+            model_call_id: None,
+        };
+        let c = r.checkpoint().unwrap_or(&none);
+        Self {
+            id: r.id,
+            kind: r.kind(),
+            reason: r.reason,
+            focus: c.focus.clone(),
+            status: r.status,
+            partial: c.partial,
+            checkpoint: c.checkpoint.clone(),
+            summarized_ranges: serde_json::json!(r.span),
+            summarized_messages: r.span.iter().map(|[from, to]| (to - from + 1) as u64).sum(),
+            summarized_chars: c.summarized_chars,
+            checkpoint_chars: c.checkpoint_chars,
+            before_chars: r.before_chars,
+            after_chars: r.after_chars,
+            plugin_reports: Value::Array(c.plugin_reports.clone()),
+            plugin_fields: Value::Object(c.plugin_fields.clone()),
+            inject_context: serde_json::json!(c.inject_context),
+            model_call_id: c.model_call_id,
+            created_at: r.created_at.clone(),
+            applied_at: r.applied_at.clone(),
+            reverted_at: r.reverted_at.clone(),
+        }
+    }
 }
 
-const COLUMNS: &str = "id, kind, reason, focus, status, partial, checkpoint, summarized_ranges, summarized_messages, \
+/// A new record; `span` (in transcript order) is hidden when it is applied.
+#[derive(Debug, Clone)]
+pub struct NewCompaction {
+    pub reason: CompactionReason,
+    pub span: Vec<i64>,
+    pub before_chars: u64,
+    pub after_chars: u64,
+    pub detail: RecordDetail,
+}
+
+const COLUMNS: &str = "id, kind, reason, focus, status, partial, checkpoint, summarized_ranges, \
     summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports, plugin_fields, inject_context, \
     model_call_id, created_at, applied_at, reverted_at";
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
-    let json = |i: usize| -> rusqlite::Result<Value> {
+    let bad = |i: usize, v: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, v.into());
+    fn json<T: serde::de::DeserializeOwned>(row: &Row<'_>, i: usize) -> rusqlite::Result<T> {
         let text: String = row.get(i)?;
         serde_json::from_str(&text)
             .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into()))
+    }
+    let kind: String = row.get(1)?;
+    let reason: String = row.get(2)?;
+    let status: String = row.get(4)?;
+    let detail = match Kind::parse(&kind).ok_or_else(|| bad(1, format!("unknown kind {kind:?}")))? {
+        Kind::Reduction => RecordDetail::Reduction,
+        Kind::Checkpoint => RecordDetail::Checkpoint(CheckpointDetail {
+            focus: row.get(3)?,
+            partial: row.get(5)?,
+            checkpoint: json(row, 6)?,
+            summarized_chars: row.get(8)?,
+            checkpoint_chars: row.get(9)?,
+            plugin_reports: json(row, 12)?,
+            plugin_fields: json(row, 13)?,
+            inject_context: json(row, 14)?,
+            model_call_id: row.get(15)?,
+        }),
     };
-    let text = |i: usize| -> rusqlite::Result<String> { row.get(i) };
-    let bad = |i: usize, v: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, v.into());
     Ok(CompactionRecord {
         id: row.get(0)?,
-        kind: {
-            let kind = text(1)?;
-            Kind::parse(&kind).ok_or_else(|| bad(1, format!("unknown kind {kind:?}")))?
-        },
-        reason: {
-            let reason = text(2)?;
-            CompactionReason::parse(&reason).ok_or_else(|| bad(2, format!("unknown reason {reason:?}")))?
-        },
-        focus: row.get(3)?,
-        status: {
-            let status = text(4)?;
-            Status::parse(&status).ok_or_else(|| bad(4, format!("unknown status {status:?}")))?
-        },
-        partial: row.get(5)?,
-        checkpoint: json(6)?,
-        summarized_ranges: json(7)?,
-        summarized_messages: row.get(8)?,
-        summarized_chars: row.get(9)?,
-        checkpoint_chars: row.get(10)?,
-        before_chars: row.get(11)?,
-        after_chars: row.get(12)?,
-        plugin_reports: json(13)?,
-        plugin_fields: json(14)?,
-        inject_context: json(15)?,
-        model_call_id: row.get(16)?,
-        created_at: row.get(17)?,
-        applied_at: row.get(18)?,
-        reverted_at: row.get(19)?,
+        reason: CompactionReason::parse(&reason).ok_or_else(|| bad(2, format!("unknown reason {reason:?}")))?,
+        status: Status::parse(&status).ok_or_else(|| bad(4, format!("unknown status {status:?}")))?,
+        span: json(row, 7)?,
+        before_chars: row.get(10)?,
+        after_chars: row.get(11)?,
+        created_at: row.get(16)?,
+        applied_at: row.get(17)?,
+        reverted_at: row.get(18)?,
+        detail,
     })
 }
 
 /// Stores a record with the given status and returns its id.
 pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompaction, status: Status) -> Result<i64> {
     let now = now_rfc3339();
+    let empty = Map::new();
+    let (focus, partial, checkpoint, summarized_chars, checkpoint_chars, reports, fields, inject, model_call) =
+        match &record.detail {
+            RecordDetail::Checkpoint(c) => (
+                c.focus.as_deref(),
+                c.partial,
+                c.checkpoint.to_string(),
+                c.summarized_chars,
+                c.checkpoint_chars,
+                serde_json::to_string(&c.plugin_reports)?,
+                serde_json::to_string(&c.plugin_fields)?,
+                serde_json::to_string(&c.inject_context)?,
+                c.model_call_id,
+            ),
+            RecordDetail::Reduction => {
+                (None, false, "{}".into(), 0, 0, "[]".into(), serde_json::to_string(&empty)?, "[]".into(), None)
+            }
+        };
     tx.execute(
         "INSERT INTO compactions (session_id, kind, reason, focus, status, partial, checkpoint, summarized_ranges,
              summarized_messages, summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports,
@@ -158,22 +272,22 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
         params![
             session,
-            record.kind.as_str(),
+            record.detail.kind().as_str(),
             record.reason.as_str(),
-            record.focus,
+            focus,
             status.as_str(),
-            record.partial,
-            record.checkpoint.to_string(),
-            serde_json::to_string(&super::seq_ranges(record.summarized_seqs.iter().copied()))?,
-            record.summarized_seqs.len() as i64,
-            record.summarized_chars as i64,
-            record.checkpoint_chars as i64,
+            partial,
+            checkpoint,
+            serde_json::to_string(&super::seq_ranges(record.span.iter().copied()))?,
+            record.span.len() as i64,
+            summarized_chars as i64,
+            checkpoint_chars as i64,
             record.before_chars as i64,
             record.after_chars as i64,
-            record.plugin_reports.to_string(),
-            record.plugin_fields.to_string(),
-            serde_json::to_string(&record.inject_context)?,
-            record.model_call_id,
+            reports,
+            fields,
+            inject,
+            model_call,
             now,
         ],
     )?;
