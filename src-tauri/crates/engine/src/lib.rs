@@ -20,3 +20,6 @@ pub mod transcript;
 pub mod view;
 
 pub use error::{Error, Result};
+
+#[cfg(test)]
+mod layering_tests;

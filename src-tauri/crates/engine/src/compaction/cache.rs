@@ -7,16 +7,16 @@
 use serde_json::json;
 
 use super::budget::{budget_exceeded_message, over_hard_limit, CompactionAttempt};
-use super::{emit_completed, pressure, reduce_kept_tail, send_summary, CompactOutcome};
+use super::fit::{pressure, reduce_kept_tail};
+use super::summarize::{emit_completed, request_summary, CompactOutcome};
 use crate::config::{Config, Strategy};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event};
-use crate::model::{Outgoing, Purpose};
+use crate::model::Purpose;
 use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status};
 use crate::transcript::estimate_tokens;
-use crate::view::{system_prompt, PreparedRequest};
 
 /// Heading of the summary message the model gets after a cut.
 pub const SUMMARY_HEADING: &str = "## Prior work summary";
@@ -92,19 +92,13 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     let summarized_seqs: Vec<i64> = live.iter().map(|m| m.seq).collect();
     let summarized_chars: u64 = live.iter().map(|m| m.chars).sum();
     let anchor = live.last().map(|m| m.anchor).unwrap_or(0);
-    let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
-    let max_tokens = ctx.config.cache_compact.summary_max_tokens;
     // Same system prompt, same tools array, same messages: only the appended request is new.
-    let outgoing = Outgoing {
-        purpose: Purpose::CacheSummary,
-        prepared: &prepared,
-        appended: Some(HANDOFF_REQUEST),
-        options: RequestOptions { max_tokens, tool_choice_none: false },
-    };
-    let (call_id, completion) = match send_summary(ctx, outgoing).await? {
-        Ok(sent) => sent,
-        Err(failed) => return Ok(failed),
-    };
+    let options = RequestOptions { max_tokens: ctx.config.cache_compact.summary_max_tokens, tool_choice_none: false };
+    let (call_id, completion, before_chars) =
+        match request_summary(ctx, Purpose::CacheSummary, live, HANDOFF_REQUEST, options).await? {
+            Ok(sent) => sent,
+            Err(failed) => return Ok(failed),
+        };
     debug(
         ctx.config,
         format_args!(
@@ -124,9 +118,9 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     let record = NewCompaction {
         reason: CompactionReason::Cache,
         span: summarized_seqs,
-        before_chars: prepared.chars,
-        after_chars: prepared.chars - summarized_chars + checkpoint_chars,
-        detail: RecordDetail::Checkpoint(CheckpointDetail {
+        before_chars,
+        after_chars: before_chars - summarized_chars + checkpoint_chars,
+        detail: RecordDetail::Checkpoint(Box::new(CheckpointDetail {
             focus: None,
             partial,
             checkpoint: json!({"text": summary}),
@@ -136,7 +130,7 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
             plugin_fields: serde_json::Map::new(),
             inject_context: Vec::new(),
             model_call_id: Some(call_id),
-        }),
+        })),
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;

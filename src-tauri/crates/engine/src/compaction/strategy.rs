@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use super::cache::{self, cache_strategy_applies};
 use super::native;
 use super::plugins::CompactionPlugin;
-use super::CompactOutcome;
+use super::summarize::CompactOutcome;
 use crate::config::Config;
 use crate::context::Context;
 use crate::error::Result;

@@ -61,7 +61,7 @@ impl Status {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RecordDetail {
     /// A summary (the checkpoint) replaced the span.
-    Checkpoint(CheckpointDetail),
+    Checkpoint(Box<CheckpointDetail>),
     /// The span's messages were cut in place to fit the budget; reduced copies stand in for them.
     Reduction,
 }
@@ -218,7 +218,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
     let status: String = row.get(4)?;
     let detail = match Kind::parse(&kind).ok_or_else(|| bad(1, format!("unknown kind {kind:?}")))? {
         Kind::Reduction => RecordDetail::Reduction,
-        Kind::Checkpoint => RecordDetail::Checkpoint(CheckpointDetail {
+        Kind::Checkpoint => RecordDetail::Checkpoint(Box::new(CheckpointDetail {
             focus: row.get(3)?,
             partial: row.get(5)?,
             checkpoint: json(row, 6)?,
@@ -228,7 +228,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
             plugin_fields: json(row, 13)?,
             inject_context: json(row, 14)?,
             model_call_id: row.get(15)?,
-        }),
+        })),
     };
     Ok(CompactionRecord {
         id: row.get(0)?,

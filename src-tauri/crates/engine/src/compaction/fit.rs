@@ -1,0 +1,80 @@
+//! Making a request fit `limits.maxContextChars`: its size from stored lengths (no contents read),
+//! and cutting the kept tail in place with reduced copies beside the originals. Used by both
+//! strategies.
+
+use super::budget::Pressure;
+use super::reduction::{self, cut_content, plan_reduction, target, Sized};
+use crate::context::Context;
+use crate::error::Result;
+use crate::events::{CompactionReason, Event};
+use crate::store::compactions::{self, NewCompaction, RecordDetail, Status};
+use crate::store::sessions::append_message;
+use crate::tools::tool_catalog_chars;
+use crate::transcript::{MessageMeta, NewMessage, Role};
+use crate::view::system_prompt;
+
+/// How a reduction may treat a live message's content.
+fn content_kind(message: &MessageMeta) -> reduction::Cuttable {
+    if message.summary {
+        reduction::Cuttable::Never
+    } else if message.role == Role::Tool {
+        reduction::Cuttable::ToolResult
+    } else {
+        reduction::Cuttable::Text
+    }
+}
+
+/// The next request's size, from stored lengths (no contents are read).
+pub fn pressure(ctx: &Context<'_>) -> Result<Pressure> {
+    let live = ctx.store.live_meta(ctx.session_id())?;
+    let system_chars = system_prompt(ctx.config, &ctx.session.workspace).chars().count() as u64;
+    Ok(Pressure {
+        reducible_chars: system_chars + live.iter().map(|m| m.chars).sum::<u64>(),
+        tool_catalog_chars: tool_catalog_chars(ctx.config.provider.api),
+    })
+}
+
+/// Cuts kept messages (largest first, rounds of descending limits) until instructions +
+/// transcript fit `limits.maxContextChars`, persisting reduced copies beside the originals.
+/// Returns whether the conversation now fits. Checkpoints are never cut.
+pub fn reduce_kept_tail(ctx: &Context<'_>) -> Result<bool> {
+    let session = ctx.session;
+    let max_chars = ctx.config.limits.max_context_chars;
+    let live = ctx.store.live_meta(&session.id)?;
+    let instruction_chars = system_prompt(ctx.config, &session.workspace).chars().count() as u64;
+    let sized: Vec<Sized> = live
+        .iter()
+        .map(|m| Sized {
+            kind: content_kind(m),
+            content_chars: m.content_chars,
+            fixed_chars: m.chars - m.content_chars,
+        })
+        .collect();
+    let goal = target(max_chars, instruction_chars);
+    let plan = plan_reduction(&sized, goal);
+    let fits = instruction_chars + plan.after <= max_chars;
+    if plan.cuts.is_empty() {
+        return Ok(fits);
+    }
+    let record = NewCompaction {
+        reason: CompactionReason::Budget,
+        span: plan.cuts.iter().map(|&(i, _)| live[i].seq).collect(),
+        before_chars: instruction_chars + plan.before,
+        after_chars: instruction_chars + plan.after,
+        detail: RecordDetail::Reduction,
+    };
+    // Only the messages being cut are read in full.
+    let originals = ctx.store.messages_by_seq(&session.id, &record.span)?;
+    ctx.store.write(|tx| {
+        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
+        compactions::hide_messages(tx, &session.id, id, &record.span)?;
+        for (original, &(_, limit)) in originals.iter().zip(&plan.cuts) {
+            let copy = NewMessage::reduced_copy(original, cut_content(&original.content, limit), id);
+            append_message(tx, &session.id, &copy)?;
+        }
+        tx.execute("UPDATE compactions SET applied_at = created_at WHERE id = ?1", [id])?;
+        Ok(())
+    })?;
+    ctx.emit(Event::ContextReduced { messages: plan.cuts.len() as u64 });
+    Ok(fits)
+}

@@ -1,0 +1,338 @@
+//! Summarizing a span into a checkpoint (README "Compaction"): a structured checkpoint from the
+//! current provider replaces old messages, which stay stored and marked compacted. Proposals can be
+//! previewed, edited and applied; the newest compaction can be undone exactly.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::events::{CompactionReason, Event, Size};
+use crate::model::{Outgoing, Purpose};
+use crate::provider::{Completion, RequestOptions};
+use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status};
+use crate::store::JournalState;
+use crate::transcript::{estimate_tokens, Message};
+use crate::view::{system_prompt, PreparedRequest};
+
+use super::boundary::{select_safe_boundary, Shape};
+use super::checkpoint::{parse_checkpoint, render, summary_request, Checkpoint, OutputField};
+use super::plugins::{with_timeout, AfterCompact, BeforeCompact, CompactionPlugin};
+
+/// What a compaction attempt came to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+pub enum CompactOutcome {
+    Completed { compaction: i64, partial: bool },
+    Proposed { proposal: i64, partial: bool, checkpoint: Checkpoint, rendered: String },
+    Skipped { reason: String },
+    Failed { error: String },
+}
+
+pub fn shape_of(message: &Message) -> Shape {
+    Shape {
+        role: message.role,
+        summary: message.summary,
+        calls: message.tool_calls.iter().map(|c| c.id.clone()).collect(),
+        answers: message.tool_call_id.clone(),
+    }
+}
+
+fn excerpt(text: &str, max: usize) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let mut out: String = line.chars().take(max).collect();
+    if line.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// The checkpoint as plugins and the stored record see it.
+fn checkpoint_value(checkpoint: &Checkpoint) -> Value {
+    match (&checkpoint.sections, &checkpoint.text) {
+        (Some(sections), _) => json!({"sections": sections}),
+        (None, Some(text)) => json!({"text": text}),
+        (None, None) => json!({}),
+    }
+}
+
+fn uncertain_calls(ctx: &Context<'_>) -> Result<Vec<String>> {
+    Ok(ctx
+        .store
+        .unresolved_tool_calls(ctx.session_id())?
+        .into_iter()
+        .filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain))
+        .map(|e| format!("{} {}", e.name, e.call_id))
+        .collect())
+}
+
+/// Compacts the session's live history. Manual compaction of a session with uncertain
+/// tool results is refused (exit 3); automatic compaction skips it. With `preview`, the
+/// checkpoint is stored as a proposal and nothing is hidden.
+pub async fn compact(
+    ctx: &Context<'_>,
+    plugins: &[Box<dyn CompactionPlugin>],
+    reason: CompactionReason,
+    focus: Option<&str>,
+    preview: bool,
+) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    let uncertain = uncertain_calls(ctx)?;
+    if !uncertain.is_empty() {
+        if reason == CompactionReason::Manual {
+            return Err(Error::Uncertain {
+                session: session.id.clone(),
+                count: uncertain.len(),
+                calls: uncertain.join(", "),
+            });
+        }
+        let why = format!(
+            "the session has uncertain tool results; run `alisio sessions recover {} --acknowledge` first",
+            session.id
+        );
+        ctx.emit(Event::CompactionSkipped { reason: why.clone() });
+        return Ok(CompactOutcome::Skipped { reason: why });
+    }
+    let live = ctx.store.live_messages(&session.id)?;
+    let shapes: Vec<Shape> = live.iter().map(shape_of).collect();
+    let cut = match select_safe_boundary(&shapes, ctx.config.compaction.keep_turns) {
+        Ok(cut) => cut,
+        Err(skip) => {
+            let why = skip.message().to_string();
+            ctx.emit(Event::CompactionSkipped { reason: why.clone() });
+            return Ok(CompactOutcome::Skipped { reason: why });
+        }
+    };
+    let focus = focus.map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
+    ctx.emit(Event::CompactionStarted { reason, focus: focus.clone() });
+
+    // beforeCompact: instructions and output fields for the same summarizer call.
+    let timeout = Duration::from_millis(ctx.config.plugin_hooks.timeout_ms);
+    let before_input = BeforeCompact {
+        session: session.id.clone(),
+        workspace: session.workspace.clone(),
+        reason: reason.as_str().into(),
+        focus: focus.clone(),
+    };
+    let mut instructions = Vec::new();
+    let mut plugin_fields: Vec<(usize, Vec<OutputField>)> = Vec::new();
+    for (index, plugin) in plugins.iter().enumerate() {
+        match with_timeout(timeout, plugin.before_compact(&before_input)).await {
+            Ok(out) => {
+                instructions.extend(out.instructions);
+                plugin_fields.push((index, out.output_fields));
+            }
+            Err(error) => {
+                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "beforeCompact".into(), error })
+            }
+        }
+    }
+    let all_fields: Vec<OutputField> = plugin_fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+
+    // The live request, unchanged, with the summary request appended: a prefix cache can reuse it.
+    let kept_from = live.get(cut).map(|m| excerpt(&m.content, 80)).filter(|s| !s.is_empty());
+    let request_text = summary_request(focus.as_deref(), kept_from.as_deref(), &instructions, &all_fields);
+    let summarized: Vec<Message> = live[..cut].to_vec();
+    let anchor = summarized.last().map(|m| m.anchor).unwrap_or(0);
+    let max_tokens = ctx.config.compaction.max_output_tokens;
+    let options = RequestOptions { max_tokens, tool_choice_none: true };
+    let (call_id, completion, before_chars) =
+        match request_summary(ctx, Purpose::Compaction, live, &request_text, options).await? {
+            Ok(sent) => sent,
+            Err(failed) => return Ok(failed),
+        };
+    let truncated = completion.finish_reason.as_deref() == Some("length");
+    let parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            let error = if truncated {
+                format!(
+                    "{why}: the summarizer hit its output budget (compaction.maxOutputTokens = {max_tokens}). \
+                     Raise compaction.maxOutputTokens and compact again"
+                )
+            } else {
+                why
+            };
+            ctx.emit(Event::CompactionFailed { error: error.clone() });
+            return Ok(CompactOutcome::Failed { error });
+        }
+    };
+
+    // afterCompact: each plugin gets the checkpoint and its own fields.
+    let checkpoint_json = checkpoint_value(&parsed.checkpoint);
+    let mut inject = Vec::new();
+    let mut reports = Vec::new();
+    for (index, fields) in &plugin_fields {
+        let plugin = &plugins[*index];
+        let own: Map<String, Value> = fields
+            .iter()
+            .filter_map(|f| parsed.checkpoint.plugin_fields.get(&f.name).map(|v| (f.name.clone(), v.clone())))
+            .collect();
+        let input = AfterCompact {
+            session: session.id.clone(),
+            workspace: session.workspace.clone(),
+            checkpoint: checkpoint_json.clone(),
+            partial: parsed.partial,
+            fields: own,
+        };
+        match with_timeout(timeout, plugin.after_compact(&input)).await {
+            Ok(out) => {
+                inject.extend(out.inject_context.filter(|c| !c.trim().is_empty()));
+                if let Some(mut report) = out.report {
+                    if let Value::Object(map) = &mut report {
+                        map.insert("plugin".into(), json!(plugin.name()));
+                    }
+                    reports.push(report);
+                }
+            }
+            Err(error) => {
+                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "afterCompact".into(), error })
+            }
+        }
+    }
+
+    let rendered = render(&parsed.checkpoint, parsed.partial);
+    let summarized_chars: u64 = summarized.iter().map(|m| m.chars).sum();
+    let checkpoint_chars = rendered.chars().count() as u64;
+    let inject_chars: u64 = inject.iter().map(|c| c.chars().count() as u64).sum();
+    let after_chars = before_chars - summarized_chars + checkpoint_chars + inject_chars;
+    let span: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
+    let record = NewCompaction {
+        reason,
+        span,
+        before_chars,
+        after_chars,
+        detail: RecordDetail::Checkpoint(Box::new(CheckpointDetail {
+            focus: focus.clone(),
+            partial: parsed.partial,
+            checkpoint: serde_json::to_value(&parsed.checkpoint)?,
+            summarized_chars,
+            checkpoint_chars,
+            plugin_reports: reports.clone(),
+            plugin_fields: parsed.checkpoint.plugin_fields.clone(),
+            inject_context: inject.clone(),
+            model_call_id: Some(call_id),
+        })),
+    };
+    if preview {
+        let proposal =
+            ctx.store.write(|tx| compactions::insert_compaction(tx, &session.id, &record, Status::Proposed))?;
+        ctx.emit(Event::CompactionProposed {
+            proposal,
+            partial: parsed.partial,
+            checkpoint: serde_json::to_value(&parsed.checkpoint)?,
+        });
+        return Ok(CompactOutcome::Proposed {
+            proposal,
+            partial: parsed.partial,
+            checkpoint: parsed.checkpoint,
+            rendered,
+        });
+    }
+    let id = ctx.store.write(|tx| {
+        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
+        compactions::apply_checkpoint(tx, &session.id, id, anchor, &rendered, &inject, &record.span)?;
+        Ok(id)
+    })?;
+    emit_completed(ctx, &record);
+    Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
+}
+
+/// Sends the live request unchanged with `appended` as one last user message, so a server with a
+/// prefix cache can reuse it, through the ledger. Returns the call, the answer and the live
+/// request's size (instructions + transcript). A failed call becomes `compaction_failed` and the
+/// `Failed` outcome; cancellation stays an error.
+pub(crate) async fn request_summary(
+    ctx: &Context<'_>,
+    purpose: Purpose,
+    live: Vec<Message>,
+    appended: &str,
+    options: RequestOptions,
+) -> Result<Result<(i64, Completion, u64), CompactOutcome>> {
+    let system = system_prompt(ctx.config, &ctx.session.workspace);
+    let prepared = PreparedRequest::build(ctx.config.provider.api, system, live);
+    let outgoing = Outgoing { purpose, prepared: &prepared, appended: Some(appended), options };
+    match ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await {
+        Ok((call_id, completion)) => {
+            ctx.model.finish(ctx.store, call_id, &completion, None)?;
+            Ok(Ok((call_id, completion, prepared.chars)))
+        }
+        Err(Error::Cancelled) => Err(Error::Cancelled),
+        Err(err) => {
+            let error = err.to_string();
+            ctx.emit(Event::CompactionFailed { error: error.clone() });
+            Ok(Err(CompactOutcome::Failed { error }))
+        }
+    }
+}
+
+pub(super) fn emit_completed(ctx: &Context<'_>, record: &NewCompaction) {
+    let RecordDetail::Checkpoint(checkpoint) = &record.detail else { return };
+    ctx.emit(Event::CompactionCompleted {
+        reason: record.reason,
+        partial: checkpoint.partial,
+        before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
+        after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
+        summarized_messages: record.span.len() as u64,
+        summarized_chars: checkpoint.summarized_chars,
+        checkpoint_chars: checkpoint.checkpoint_chars,
+        plugin_reports: checkpoint.plugin_reports.clone(),
+    });
+}
+
+/// Applies a stored proposal, optionally with an edited checkpoint (JSON sections or plain text).
+pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    let not_open = || Error::Usage(format!("there is no open proposal {proposal} in session {}", session.id));
+    let record =
+        ctx.store.compaction(&session.id, proposal)?.filter(|r| r.status == Status::Proposed).ok_or_else(not_open)?;
+    let RecordDetail::Checkpoint(proposed) = &record.detail else { return Err(not_open()) };
+    let (checkpoint, partial) = match edited {
+        Some(text) => {
+            let parsed = parse_checkpoint(text, false, &[])
+                .map_err(|e| Error::Usage(format!("the edited checkpoint is not usable: {e}")))?;
+            (parsed.checkpoint, false)
+        }
+        None => (serde_json::from_value::<Checkpoint>(proposed.checkpoint.clone())?, proposed.partial),
+    };
+    let rendered = render(&checkpoint, partial);
+    let span = record.span_seqs();
+    let last = *span.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
+    let checkpoint_chars = rendered.chars().count() as u64;
+    let after_chars = record.after_chars + checkpoint_chars - proposed.checkpoint_chars;
+    let applied = NewCompaction {
+        reason: record.reason,
+        span,
+        before_chars: record.before_chars,
+        after_chars,
+        detail: RecordDetail::Checkpoint(Box::new(CheckpointDetail {
+            partial,
+            checkpoint: serde_json::to_value(&checkpoint)?,
+            checkpoint_chars,
+            ..(**proposed).clone()
+        })),
+    };
+    ctx.store.write(|tx| {
+        let anchor: i64 =
+            tx.query_row("SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2", (&session.id, last), |r| r.get(0))?;
+        tx.execute(
+            "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5 WHERE id = ?1",
+            (proposal, serde_json::to_string(&checkpoint)?, partial, checkpoint_chars as i64, after_chars as i64),
+        )?;
+        compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &proposed.inject_context, &applied.span)?;
+        Ok(())
+    })?;
+    emit_completed(ctx, &applied);
+    Ok(CompactOutcome::Completed { compaction: proposal, partial })
+}
+
+/// Reverts the newest compaction (and reductions after it): originals are live again, the
+/// checkpoint and reduced copies are marked reverted. Returns the reverted record ids.
+pub fn undo_compaction(ctx: &Context<'_>) -> Result<Vec<i64>> {
+    let ids = ctx.store.undo_latest_compaction(ctx.session_id())?;
+    ctx.emit(Event::CompactionReverted { compactions: ids.clone() });
+    Ok(ids)
+}
