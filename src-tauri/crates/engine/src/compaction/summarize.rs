@@ -18,7 +18,7 @@ use crate::transcript::{estimate_tokens, Message};
 use crate::view::{system_prompt, PreparedRequest};
 
 use super::boundary::{select_safe_boundary, Shape};
-use super::checkpoint::{parse_checkpoint, render, summary_request, Checkpoint, OutputField};
+use super::checkpoint::{parse_checkpoint, render, summary_request, Checkpoint, OutputField, Parsed};
 use super::plugins::{with_timeout, AfterCompact, BeforeCompact, CompactionPlugin};
 
 /// What a compaction attempt came to.
@@ -110,31 +110,12 @@ pub async fn compact(
     ctx.emit(Event::CompactionStarted { reason, focus: focus.clone() });
 
     // beforeCompact: instructions and output fields for the same summarizer call.
-    let timeout = Duration::from_millis(ctx.config.plugin_hooks.timeout_ms);
-    let before_input = BeforeCompact {
-        session: session.id.clone(),
-        workspace: session.workspace.clone(),
-        reason: reason.as_str().into(),
-        focus: focus.clone(),
-    };
-    let mut instructions = Vec::new();
-    let mut plugin_fields: Vec<(usize, Vec<OutputField>)> = Vec::new();
-    for (index, plugin) in plugins.iter().enumerate() {
-        match with_timeout(timeout, plugin.before_compact(&before_input)).await {
-            Ok(out) => {
-                instructions.extend(out.instructions);
-                plugin_fields.push((index, out.output_fields));
-            }
-            Err(error) => {
-                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "beforeCompact".into(), error })
-            }
-        }
-    }
-    let all_fields: Vec<OutputField> = plugin_fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+    let hooks = before_hooks(ctx, plugins, reason, focus.as_deref()).await;
+    let all_fields: Vec<OutputField> = hooks.fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
 
     // The live request, unchanged, with the summary request appended: a prefix cache can reuse it.
     let kept_from = live.get(cut).map(|m| excerpt(&m.content, 80)).filter(|s| !s.is_empty());
-    let request_text = summary_request(focus.as_deref(), kept_from.as_deref(), &instructions, &all_fields);
+    let request_text = summary_request(focus.as_deref(), kept_from.as_deref(), &hooks.instructions, &all_fields);
     let summarized: Vec<Message> = live[..cut].to_vec();
     let anchor = summarized.last().map(|m| m.anchor).unwrap_or(0);
     let max_tokens = ctx.config.compaction.max_output_tokens;
@@ -162,37 +143,7 @@ pub async fn compact(
     };
 
     // afterCompact: each plugin gets the checkpoint and its own fields.
-    let checkpoint_json = checkpoint_value(&parsed.checkpoint);
-    let mut inject = Vec::new();
-    let mut reports = Vec::new();
-    for (index, fields) in &plugin_fields {
-        let plugin = &plugins[*index];
-        let own: Map<String, Value> = fields
-            .iter()
-            .filter_map(|f| parsed.checkpoint.plugin_fields.get(&f.name).map(|v| (f.name.clone(), v.clone())))
-            .collect();
-        let input = AfterCompact {
-            session: session.id.clone(),
-            workspace: session.workspace.clone(),
-            checkpoint: checkpoint_json.clone(),
-            partial: parsed.partial,
-            fields: own,
-        };
-        match with_timeout(timeout, plugin.after_compact(&input)).await {
-            Ok(out) => {
-                inject.extend(out.inject_context.filter(|c| !c.trim().is_empty()));
-                if let Some(mut report) = out.report {
-                    if let Value::Object(map) = &mut report {
-                        map.insert("plugin".into(), json!(plugin.name()));
-                    }
-                    reports.push(report);
-                }
-            }
-            Err(error) => {
-                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "afterCompact".into(), error })
-            }
-        }
-    }
+    let (inject, reports) = after_hooks(ctx, plugins, &hooks.fields, &parsed).await;
 
     let rendered = render(&parsed.checkpoint, parsed.partial);
     let summarized_chars: u64 = summarized.iter().map(|m| m.chars).sum();
@@ -239,6 +190,86 @@ pub async fn compact(
     })?;
     emit_completed(ctx, &record);
     Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
+}
+
+/// What the plugins' `beforeCompact` hooks asked for: instructions, and per plugin (by index) the
+/// output fields it wants the summarizer to fill.
+struct BeforeHooks {
+    instructions: Vec<String>,
+    fields: Vec<(usize, Vec<OutputField>)>,
+}
+
+/// Runs every plugin's `beforeCompact` under `pluginHooks.timeoutMs`; a failure is reported
+/// (`plugin_hook_failed`) and the compaction goes on without that plugin.
+async fn before_hooks(
+    ctx: &Context<'_>,
+    plugins: &[Box<dyn CompactionPlugin>],
+    reason: CompactionReason,
+    focus: Option<&str>,
+) -> BeforeHooks {
+    let timeout = Duration::from_millis(ctx.config.plugin_hooks.timeout_ms);
+    let input = BeforeCompact {
+        session: ctx.session.id.clone(),
+        workspace: ctx.session.workspace.clone(),
+        reason: reason.as_str().into(),
+        focus: focus.map(str::to_string),
+    };
+    let mut hooks = BeforeHooks { instructions: Vec::new(), fields: Vec::new() };
+    for (index, plugin) in plugins.iter().enumerate() {
+        match with_timeout(timeout, plugin.before_compact(&input)).await {
+            Ok(out) => {
+                hooks.instructions.extend(out.instructions);
+                hooks.fields.push((index, out.output_fields));
+            }
+            Err(error) => {
+                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "beforeCompact".into(), error })
+            }
+        }
+    }
+    hooks
+}
+
+/// Runs `afterCompact` for the plugins whose `beforeCompact` answered, each with the checkpoint
+/// and its own fields. Returns the context to inject after the checkpoint and the reports.
+async fn after_hooks(
+    ctx: &Context<'_>,
+    plugins: &[Box<dyn CompactionPlugin>],
+    fields: &[(usize, Vec<OutputField>)],
+    parsed: &Parsed,
+) -> (Vec<String>, Vec<Value>) {
+    let timeout = Duration::from_millis(ctx.config.plugin_hooks.timeout_ms);
+    let checkpoint = checkpoint_value(&parsed.checkpoint);
+    let mut inject = Vec::new();
+    let mut reports = Vec::new();
+    for (index, wanted) in fields {
+        let plugin = &plugins[*index];
+        let own: Map<String, Value> = wanted
+            .iter()
+            .filter_map(|f| parsed.checkpoint.plugin_fields.get(&f.name).map(|v| (f.name.clone(), v.clone())))
+            .collect();
+        let input = AfterCompact {
+            session: ctx.session.id.clone(),
+            workspace: ctx.session.workspace.clone(),
+            checkpoint: checkpoint.clone(),
+            partial: parsed.partial,
+            fields: own,
+        };
+        match with_timeout(timeout, plugin.after_compact(&input)).await {
+            Ok(out) => {
+                inject.extend(out.inject_context.filter(|c| !c.trim().is_empty()));
+                if let Some(mut report) = out.report {
+                    if let Value::Object(map) = &mut report {
+                        map.insert("plugin".into(), json!(plugin.name()));
+                    }
+                    reports.push(report);
+                }
+            }
+            Err(error) => {
+                ctx.emit(Event::PluginHookFailed { plugin: plugin.name().into(), hook: "afterCompact".into(), error })
+            }
+        }
+    }
+    (inject, reports)
 }
 
 /// Sends the live request unchanged with `appended` as one last user message, so a server with a
