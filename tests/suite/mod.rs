@@ -9,6 +9,7 @@ mod agent_loop;
 mod cache;
 mod compaction;
 mod failures;
+mod hardening;
 mod ipc;
 mod real_server;
 mod tools;

@@ -6,12 +6,15 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::events::{Envelope, Event, EventSink};
 use crate::model::ModelCaller;
+use crate::secrets::Secrets;
 use crate::store::{Session, Store};
 
 pub struct Context<'a> {
     pub store: &'a Store,
     pub config: &'a Config,
     pub model: &'a ModelCaller,
+    /// Values redacted from everything stored, shown or sent.
+    pub secrets: &'a Secrets,
     pub session: &'a Session,
     pub sink: &'a dyn EventSink,
     pub cancel: &'a CancellationToken,
@@ -22,8 +25,12 @@ impl Context<'_> {
         &self.session.id
     }
 
-    /// Records the event in the session's event log, then hands it to the sink.
-    pub fn emit(&self, event: Event) {
+    /// Records the event in the session's event log, then hands it to the sink; secrets are
+    /// redacted from its text first.
+    pub fn emit(&self, mut event: Event) {
+        event.redact_text(|text| {
+            self.secrets.redact_in_place(text);
+        });
         let envelope = Envelope::new(&self.session.id, event);
         if let Err(err) = self.store.record_event(&envelope) {
             tracing::warn!("could not record an event: {err}");

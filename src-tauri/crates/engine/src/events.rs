@@ -127,6 +127,20 @@ pub enum Event {
 }
 
 impl Event {
+    /// Applies `redact` to every free text the event carries (messages, errors, reasons, model text).
+    pub fn redact_text(&mut self, redact: impl Fn(&mut String)) {
+        match self {
+            Event::CompactionStarted { focus: Some(text), .. }
+            | Event::CompactionSkipped { reason: text }
+            | Event::CompactionFailed { error: text }
+            | Event::PluginHookFailed { error: text, .. }
+            | Event::TextDelta { text }
+            | Event::TurnCompleted { text }
+            | Event::Error { message: text } => redact(text),
+            _ => {}
+        }
+    }
+
     /// Transient events are shown while they happen and are not part of the recorded stream.
     pub fn is_transient(&self) -> bool {
         matches!(self, Event::TextDelta { .. })

@@ -14,6 +14,7 @@ pub mod events;
 pub mod home;
 pub mod model;
 pub mod provider;
+pub mod secrets;
 pub mod store;
 pub mod tools;
 pub mod transcript;

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Envelope, Event, EventSink};
 use crate::model::{ModelCaller, ModelClient, Outgoing, Purpose};
 use crate::provider::{Completion, Provider, RequestOptions};
+use crate::secrets::Secrets;
 use crate::store::journal::{self, Finish, JournalEntry, JournalState};
 use crate::store::sessions::append_message;
 use crate::store::{Session, Store};
@@ -43,6 +44,7 @@ pub struct Engine {
     store: Arc<Store>,
     model: ModelCaller,
     plugins: Vec<Box<dyn CompactionPlugin>>,
+    secrets: Secrets,
 }
 
 pub struct TurnRequest {
@@ -85,7 +87,8 @@ impl Engine {
         let home = store.path().parent().map(Path::to_path_buf).unwrap_or_default();
         let plugins = plugins::from_config(&config.plugins, &home)?;
         let model = ModelCaller::new(config.provider.clone(), client);
-        Ok(Self { config, store, model, plugins })
+        let secrets = Secrets::from_config(&config);
+        Ok(Self { config, store, model, plugins, secrets })
     }
 
     pub fn config(&self) -> &Config {
@@ -102,7 +105,15 @@ impl Engine {
         sink: &'a dyn EventSink,
         cancel: &'a CancellationToken,
     ) -> Context<'a> {
-        Context { store: &self.store, config: &self.config, model: &self.model, session, sink, cancel }
+        Context {
+            store: &self.store,
+            config: &self.config,
+            model: &self.model,
+            secrets: &self.secrets,
+            session,
+            sink,
+            cancel,
+        }
     }
 
     /// Runs one user turn to completion. The session event is emitted first; on failure an `error`
@@ -119,7 +130,8 @@ impl Engine {
                 let workspace = crate::tools::canonical_workspace(&request.workspace).map_err(|e| {
                     Error::io(format!("cannot use {} as the workspace", request.workspace.display()), e)
                 })?;
-                self.store.create_session(&workspace.to_string_lossy(), &title_of(&request.prompt))?
+                let title = title_of(&self.secrets.redact(&request.prompt));
+                self.store.create_session(&workspace.to_string_lossy(), &title)?
             }
         };
         let ctx = self.context(&session, sink, cancel);
@@ -140,8 +152,10 @@ impl Engine {
                 .map_err(|e| Error::io(format!("the session's workspace {} is not usable", workspace.display()), e))?,
             permissions: self.config.permissions.clone(),
             approver: request.approver.clone(),
+            scrubbed_env: self.secrets.env_to_remove(),
         };
-        self.store.write(|tx| append_message(tx, &session.id, &NewMessage::user(request.prompt.clone())))?;
+        let prompt = self.secrets.redact(&request.prompt).into_owned();
+        self.store.write(|tx| append_message(tx, &session.id, &NewMessage::user(prompt)))?;
 
         let limits = &self.config.limits;
         let mut strategy = strategy_for(&self.config, &self.plugins);
@@ -271,12 +285,23 @@ async fn call_model(ctx: &Context<'_>) -> Result<(Completion, u64)> {
     let live = ctx.store.live_messages(&session.id)?;
     let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
     let options = RequestOptions { max_tokens: ctx.config.limits.max_output_tokens, tool_choice_none: false };
-    let mut on_delta = |text: &str| {
-        ctx.sink.emit(&Envelope::new(&session.id, Event::TextDelta { text: text.to_string() }));
+    // Streamed text is shown as it arrives, less any secret (which may arrive split in pieces).
+    let mut stream = ctx.secrets.stream();
+    let show = |text: String| {
+        if !text.is_empty() {
+            ctx.sink.emit(&Envelope::new(&session.id, Event::TextDelta { text }));
+        }
     };
+    let mut on_delta = |piece: &str| show(stream.push(piece));
     let outgoing = Outgoing { purpose: Purpose::Turn, prepared: &prepared, appended: None, options };
-    let (call_id, completion) =
-        ctx.model.send_recorded(ctx.store, &session.id, outgoing, &mut on_delta, ctx.cancel).await?;
+    let sent = ctx.model.send_recorded(ctx.store, &session.id, outgoing, &mut on_delta, ctx.cancel).await;
+    show(stream.finish());
+    let (call_id, mut completion) = sent?;
+    // What the model wrote is stored (and so sent back) without secrets.
+    ctx.secrets.redact_in_place(&mut completion.text);
+    for call in &mut completion.tool_calls {
+        ctx.secrets.redact_in_place(&mut call.arguments);
+    }
     let message = NewMessage::assistant(
         completion.text.clone(),
         completion.tool_calls.clone(),
@@ -305,7 +330,7 @@ fn answer_unrun(ctx: &Context<'_>, calls: &[ToolCall], why: &str) -> Result<()> 
     let pending = ctx.store.unresolved_tool_calls(ctx.session_id())?;
     for call in calls {
         if let Some(entry) = pending.iter().find(|e| e.call_id == call.id && e.state == JournalState::Requested) {
-            store_result(ctx.store, ctx.session_id(), entry.id, call, &ToolOutput::error(why.into()))?;
+            store_result(ctx, entry.id, call, ToolOutput::error(why.into()))?;
             ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: false });
         }
     }
@@ -323,7 +348,7 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Resu
             .find(|e| e.call_id == call.id && e.state == JournalState::Requested)
             .ok_or_else(|| Error::Provider(format!("tool call {} is missing from the journal", call.id)))?;
         if ctx.cancel.is_cancelled() {
-            store_result(ctx.store, session, entry.id, call, &ToolOutput::error(CANCELLED_RESULT.into()))?;
+            store_result(ctx, entry.id, call, ToolOutput::error(CANCELLED_RESULT.into()))?;
             continue;
         }
         let output = match env.check_permission(call).await {
@@ -334,8 +359,9 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Resu
                 env.execute(call, ctx.cancel).await
             }
         };
-        store_result(ctx.store, session, entry.id, call, &output)?;
-        ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: output.ok });
+        let ok = output.ok;
+        store_result(ctx, entry.id, call, output)?;
+        ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok });
     }
     if ctx.cancel.is_cancelled() {
         return Err(Error::Cancelled);
@@ -343,9 +369,11 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Resu
     Ok(())
 }
 
-fn store_result(store: &Store, session: &str, journal_id: i64, call: &ToolCall, output: &ToolOutput) -> Result<()> {
-    store.write(|tx| {
-        let seq = append_message(tx, session, &NewMessage::tool_result(&call.id, output.content.clone()))?;
+/// Stores a call's result (without secrets) and finishes its journal row, in one transaction.
+fn store_result(ctx: &Context<'_>, journal_id: i64, call: &ToolCall, mut output: ToolOutput) -> Result<()> {
+    ctx.secrets.redact_in_place(&mut output.content);
+    ctx.store.write(|tx| {
+        let seq = append_message(tx, ctx.session_id(), &NewMessage::tool_result(&call.id, output.content))?;
         journal::record_finished(
             tx,
             journal_id,

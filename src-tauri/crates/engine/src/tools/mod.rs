@@ -125,6 +125,8 @@ pub struct ToolEnv {
     pub workspace: PathBuf,
     pub permissions: PermissionsConfig,
     pub approver: Arc<dyn Approver>,
+    /// Environment variables tool processes must not inherit (the secrets' holders).
+    pub scrubbed_env: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -242,6 +244,7 @@ impl ToolEnv {
                 let args: ShellArgs = parse(call)?;
                 shell::run_shell(
                     &self.workspace,
+                    &self.scrubbed_env,
                     &args.command,
                     args.timeout_ms.unwrap_or(shell::DEFAULT_TIMEOUT_MS),
                     cancel,

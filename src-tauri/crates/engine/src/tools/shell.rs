@@ -48,9 +48,20 @@ async fn collect(handle: JoinHandle<Capture>) -> Capture {
     }
 }
 
-pub async fn run_shell(workspace: &Path, command: &str, timeout_ms: u64, cancel: &CancellationToken) -> ToolOutput {
+/// Runs `command` with `sh -c` in `workspace`, without the variables in `scrubbed_env`.
+pub async fn run_shell(
+    workspace: &Path,
+    scrubbed_env: &[String],
+    command: &str,
+    timeout_ms: u64,
+    cancel: &CancellationToken,
+) -> ToolOutput {
     let timeout_ms = timeout_ms.clamp(1, MAX_TIMEOUT_MS);
-    let mut child = match tokio::process::Command::new("sh")
+    let mut shell = tokio::process::Command::new("sh");
+    for name in scrubbed_env {
+        shell.env_remove(name);
+    }
+    let mut child = match shell
         .arg("-c")
         .arg(command)
         .current_dir(workspace)
