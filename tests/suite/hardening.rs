@@ -50,3 +50,62 @@ async fn tool_processes_never_see_the_provider_key_and_its_value_is_redacted_eve
         assert!(!contains(&std::fs::read(&path).unwrap(), secret), "stored in {}", path.display());
     }
 }
+
+/// `read_file` on a FIFO used to block forever. Non-regular files are refused at once.
+#[tokio::test]
+async fn read_file_on_a_fifo_is_refused_instead_of_hanging() {
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::calls(&[
+            ("r", "read_file", json!({"path": "pipe"})),
+            ("w", "write_file", json!({"path": "pipe", "content": "x"})),
+        ])),
+        Reply::Answer(Answer::text("done")),
+    ])
+    .await;
+    nix::unistd::mkfifo(&h.ws().join("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let started = std::time::Instant::now();
+    let run = h.run(&[], "read the pipe").await;
+    run.assert_ok();
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let results = h.rows("SELECT content FROM messages WHERE role = 'tool' ORDER BY seq");
+    assert_eq!(results.len(), 2);
+    for row in results {
+        assert!(row[0].as_str().unwrap().contains("pipe is not a regular file"), "{row:?}");
+    }
+}
+
+/// 1000 racing `write_file` calls used to write `outside/pwned.txt` when a workspace directory was
+/// swapped for a symlink between the path check and the write. Writes now go through a handle on
+/// the workspace that refuses the escape at the moment of access.
+#[tokio::test]
+async fn file_tools_cannot_be_raced_out_of_the_workspace() {
+    let calls: Vec<(String, &str, Value)> =
+        (0..400).map(|i| (format!("w{i}"), "write_file", json!({"path": "d/pwned.txt", "content": "x"}))).collect();
+    let calls: Vec<(&str, &str, Value)> =
+        calls.iter().map(|(id, name, args)| (id.as_str(), *name, args.clone())).collect();
+    let h = Harness::new(vec![Reply::Answer(Answer::calls(&calls)), Reply::Answer(Answer::text("done"))]).await;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir(h.ws().join("d")).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (ws, outside, stop) = (h.ws().to_path_buf(), outside.path().to_path_buf(), stop.clone());
+        std::thread::spawn(move || {
+            let (d, real, link) = (ws.join("d"), ws.join("d.real"), ws.join("d.link"));
+            std::os::unix::fs::symlink(&outside, &link).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::rename(&d, &real);
+                let _ = std::fs::rename(&link, &d);
+                std::thread::yield_now();
+                let _ = std::fs::rename(&d, &link);
+                let _ = std::fs::rename(&real, &d);
+            }
+        })
+    };
+    let run = h.run(&[], "write many times").await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    run.assert_ok();
+    assert!(!outside.path().join("pwned.txt").exists(), "a raced write escaped the workspace");
+    let results = h.rows("SELECT content FROM messages WHERE role = 'tool'");
+    assert_eq!(results.len(), 400, "every call answered");
+}

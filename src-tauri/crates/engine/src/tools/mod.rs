@@ -8,6 +8,7 @@ mod shell;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -199,10 +200,17 @@ impl ToolEnv {
         }
     }
 
-    fn resolve(&self, requested: &str) -> Result<(PathBuf, String), ToolOutput> {
+    /// The requested path relative to the workspace root. Escapes are refused here with a clear
+    /// message; the file tools then open it through the workspace handle, which refuses escapes
+    /// again at the moment of access (a swap after this check cannot lead outside).
+    fn resolve(&self, requested: &str) -> Result<files::Target, ToolOutput> {
         let path = paths::resolve_in_workspace(&self.workspace, requested).map_err(ToolOutput::error)?;
         let shown = paths::display_relative(&self.workspace, &path);
-        Ok((path, shown))
+        let relative = match path.strip_prefix(&self.workspace) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Ok(files::Target { relative, shown })
     }
 
     /// Runs one call (permissions already checked). Never panics on bad input: errors are results.
@@ -216,29 +224,28 @@ impl ToolEnv {
         let output = match call.name.as_str() {
             "read_file" => {
                 let args: PathArgs = parse(call)?;
-                let (path, shown) = self.resolve(&args.path)?;
-                blocking(move || files::read_file(&path, &shown)).await
+                let target = self.resolve(&args.path)?;
+                self.file_tool(move |ws| ws.read_file(&target)).await
             }
             "write_file" => {
                 let args: WriteArgs = parse(call)?;
-                let (path, shown) = self.resolve(&args.path)?;
-                blocking(move || files::write_file(&path, &shown, &args.content)).await
+                let target = self.resolve(&args.path)?;
+                self.file_tool(move |ws| ws.write_file(&target, &args.content)).await
             }
             "edit_file" => {
                 let args: EditArgs = parse(call)?;
-                let (path, shown) = self.resolve(&args.path)?;
-                blocking(move || files::edit_file(&path, &shown, &args.old, &args.new)).await
+                let target = self.resolve(&args.path)?;
+                self.file_tool(move |ws| ws.edit_file(&target, &args.old, &args.new)).await
             }
             "list_dir" => {
                 let args: PathArgs = parse(call)?;
-                let (path, shown) = self.resolve(&args.path)?;
-                blocking(move || files::list_dir(&path, &shown)).await
+                let target = self.resolve(&args.path)?;
+                self.file_tool(move |ws| ws.list_dir(&target)).await
             }
             "grep" => {
                 let args: GrepArgs = parse(call)?;
-                let (root, _) = self.resolve(args.path.as_deref().unwrap_or("."))?;
-                let workspace = self.workspace.clone();
-                blocking(move || files::grep(&workspace, &root, &args.pattern)).await
+                let target = self.resolve(args.path.as_deref().unwrap_or("."))?;
+                self.file_tool(move |ws| ws.grep(&target, &args.pattern)).await
             }
             "shell" => {
                 let args: ShellArgs = parse(call)?;
@@ -259,8 +266,27 @@ impl ToolEnv {
     }
 }
 
-async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|err| ToolOutput::error(format!("the tool crashed: {err}")))
+/// How long a file tool may take before the agent stops waiting for it.
+pub const FILE_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl ToolEnv {
+    /// Runs a file tool on a blocking thread against a handle on the workspace, under
+    /// [`FILE_TOOL_TIMEOUT`] (a stuck file system must not hang the turn).
+    async fn file_tool(&self, f: impl FnOnce(&files::Workspace) -> ToolOutput + Send + 'static) -> ToolOutput {
+        let root = self.workspace.clone();
+        let work = tokio::task::spawn_blocking(move || match files::Workspace::open(&root) {
+            Ok(ws) => f(&ws),
+            Err(err) => ToolOutput::error(format!("cannot open the workspace {}: {err}", root.display())),
+        });
+        match tokio::time::timeout(FILE_TOOL_TIMEOUT, work).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(err)) => ToolOutput::error(format!("the tool crashed: {err}")),
+            Err(_) => ToolOutput::error(format!(
+                "the tool did not finish within {} s and was abandoned",
+                FILE_TOOL_TIMEOUT.as_secs()
+            )),
+        }
+    }
 }
 
 /// Canonicalizes a workspace directory.
