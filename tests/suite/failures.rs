@@ -131,8 +131,8 @@ async fn the_api_key_goes_out_as_a_bearer_token_and_nowhere_else() {
     for text in [&ok.stdout, &ok.stderr, &failed.stdout, &failed.stderr, &shown.stdout] {
         assert!(!text.contains(secret), "secret leaked: {text}");
     }
-    for entry in std::fs::read_dir(h.home.path()).unwrap() {
-        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+    for path in super::support::files_under(h.home.path()) {
+        let bytes = std::fs::read(&path).unwrap();
         assert!(!bytes.windows(secret.len()).any(|w| w == secret.as_bytes()), "secret in a stored file");
     }
 }

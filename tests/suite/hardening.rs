@@ -45,8 +45,7 @@ async fn tool_processes_never_see_the_provider_key_and_its_value_is_redacted_eve
     for text in [&run.stdout, &run.stderr, &shown.stdout] {
         assert!(!text.contains(secret), "shown: {text}");
     }
-    for entry in std::fs::read_dir(h.home.path()).unwrap() {
-        let path = entry.unwrap().path();
+    for path in super::support::files_under(h.home.path()) {
         assert!(!contains(&std::fs::read(&path).unwrap(), secret), "stored in {}", path.display());
     }
 }
@@ -108,4 +107,63 @@ async fn file_tools_cannot_be_raced_out_of_the_workspace() {
     assert!(!outside.path().join("pwned.txt").exists(), "a raced write escaped the workspace");
     let results = h.rows("SELECT content FROM messages WHERE role = 'tool'");
     assert_eq!(results.len(), 400, "every call answered");
+}
+
+/// Two `run`s on one session used to interleave their transcripts, views called a call running in
+/// another live process uncertain, and `recover --acknowledge` stored "result unknown" beside the
+/// real result. Now the driving process claims the session: others are refused naming it, and
+/// views show its call as running.
+#[tokio::test]
+async fn one_process_drives_a_session_and_views_show_its_live_call_as_running() {
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::calls(&[(
+            "slow",
+            "shell",
+            json!({"command": "echo started > started.txt; sleep 4; echo finished"}),
+        )])),
+        Reply::Answer(Answer::text("first done")),
+    ])
+    .await;
+    let mut first = h.command(&["run", "--json", "first"]).spawn().unwrap();
+    let pid = first.id().unwrap();
+    for _ in 0..200 {
+        if h.ws().join("started.txt").exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(h.ws().join("started.txt").exists(), "the tool started");
+    let session = h.rows("SELECT id FROM sessions")[0][0].as_str().unwrap().to_string();
+
+    let holder = format!("being driven by process {pid} (alisio run)");
+    for args in [
+        vec!["run", "--json", "--session", session.as_str(), "second"],
+        vec!["compact", session.as_str()],
+        vec!["sessions", "recover", session.as_str(), "--acknowledge"],
+    ] {
+        let refused = h.alisio(&args).await;
+        assert_eq!(refused.code, 1, "{args:?}: {}", refused.stderr);
+        assert!(refused.stderr.contains(&holder), "{args:?}: {}", refused.stderr);
+    }
+    let list = h.alisio(&["sessions", "list", "--json"]).await.json();
+    assert_eq!((list[0]["uncertainToolCalls"].clone(), list[0]["runningToolCalls"].clone()), (json!(0), json!(1)));
+    let shown = h.alisio(&["sessions", "show", &session, "--json"]).await.json();
+    assert_eq!(shown["toolCalls"][0]["state"], "running");
+    assert_eq!(shown["messages"][1]["uncertain"], false);
+
+    assert!(first.wait().await.unwrap().success());
+    let transcript: Vec<Value> = h
+        .rows("SELECT role, content, tool_call_id FROM messages ORDER BY seq")
+        .into_iter()
+        .map(|r| json!([r[0], r[2]]))
+        .collect();
+    assert_eq!(
+        transcript,
+        vec![json!(["user", null]), json!(["assistant", null]), json!(["tool", "slow"]), json!(["assistant", null])],
+        "nothing interleaved, one result for the call"
+    );
+    assert_eq!(h.rows("SELECT state FROM tool_calls"), vec![vec![json!("finished")]]);
+    assert_eq!(h.server.bodies().len(), 2, "the refused run sent nothing");
+    let list = h.alisio(&["sessions", "list", "--json"]).await.json();
+    assert_eq!((list[0]["uncertainToolCalls"].clone(), list[0]["runningToolCalls"].clone()), (json!(0), json!(0)));
 }

@@ -19,11 +19,15 @@ export type Api = "chat" | "responses";
 
 export type Session = { id: string, title: string, workspace: string, createdAt: string, updatedAt: string, };
 
-export type SessionSummary = { id: string, title: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, createdAt: string, lastActivity: string, };
+export type SessionSummary = { id: string, title: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, 
+/**
+ * Tool calls running now in the live process that drives the session.
+ */
+runningToolCalls: number, createdAt: string, lastActivity: string, };
 
 export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, };
 
-export type JournalState = "requested" | "started" | "finished" | "uncertain" | "acknowledged";
+export type JournalState = "requested" | "started" | "finished" | "uncertain" | "acknowledged" | "running";
 
 export type ModelCallRecord = { id: number, purpose: string, api: string, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
 

@@ -164,3 +164,20 @@ pub fn merge(base: &mut Value, overlay: Value) {
 pub fn conversation(body: &Value) -> Vec<Value> {
     body["messages"].as_array().unwrap()[1..].to_vec()
 }
+
+/// Every file below `dir` (the database, its WAL, claims, memory…), for "nothing stored" checks.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}

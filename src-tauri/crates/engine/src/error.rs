@@ -27,6 +27,13 @@ pub enum Error {
     )]
     Uncertain { session: String, count: usize, calls: String },
 
+    /// Another live process is driving the session (exit code 1).
+    #[error(
+        "session {session} is being driven by {holder}; one process drives a session at a time. \
+         Wait for it to finish, or stop it (its claim ends with it)"
+    )]
+    Busy { session: String, holder: String },
+
     #[error("the database at {path} {problem}")]
     Database { path: PathBuf, problem: String },
 

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::claim::SessionClaim;
 use crate::config::{Api, Config};
 use crate::error::Result;
 use crate::provider::wire::WireItem;
@@ -172,7 +173,7 @@ pub fn stored_view_page(
     limit: Option<usize>,
 ) -> Result<StoredView> {
     let record = store.resolve_session(session)?;
-    let journal = store.journal(&record.id)?;
+    let journal = shown_journal(store, &record.id)?;
     let (raw, has_older) = match limit {
         None => (store.all_messages(&record.id)?, false),
         Some(limit) => {
@@ -203,9 +204,22 @@ pub fn stored_view_page(
 /// Older messages of a long session, as the stored view shows them.
 pub fn older_messages(store: &Store, session: &str, before: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
     let record = store.resolve_session(session)?;
-    let journal = store.journal(&record.id)?;
+    let journal = shown_journal(store, &record.id)?;
     let checkpoints = store.checkpoint_seqs(&record.id)?;
     Ok(stored_messages(store.messages_before(&record.id, Some(before), limit)?, &journal, &checkpoints))
+}
+
+/// The journal as views show it: a started call is `running` while a live process drives the
+/// session, and stays `started` (so uncertain) once that process is gone.
+fn shown_journal(store: &Store, session: &str) -> Result<Vec<JournalEntry>> {
+    let mut journal = store.journal(session)?;
+    if journal.iter().any(|e| e.state == JournalState::Started) && SessionClaim::holder(store.home(), session).is_some()
+    {
+        for entry in journal.iter_mut().filter(|e| e.state == JournalState::Started) {
+            entry.state = JournalState::Running;
+        }
+    }
+    Ok(journal)
 }
 
 fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &HashSet<i64>) -> Vec<StoredMessage> {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::claim::SessionClaim;
 use crate::compaction::plugins::{self, CompactionPlugin};
 use crate::compaction::{self, strategy_for, CompactOutcome, Pressure, StepEnd, ToolGate};
 use crate::config::Config;
@@ -99,6 +100,11 @@ impl Engine {
         &self.store
     }
 
+    /// Claims the session for this process for one operation (one process drives a session).
+    fn claim(&self, session: &str, operation: &str) -> Result<SessionClaim> {
+        SessionClaim::acquire(self.store.home(), session, operation)
+    }
+
     fn context<'a>(
         &'a self,
         session: &'a Session,
@@ -134,6 +140,7 @@ impl Engine {
                 self.store.create_session(&workspace.to_string_lossy(), &title)?
             }
         };
+        let _claim = self.claim(&session.id, "run")?;
         let ctx = self.context(&session, sink, cancel);
         ctx.emit(Event::Session { id: session.id.clone() });
         let result = self.run_turn_in(&ctx, &request).await;
@@ -214,6 +221,7 @@ impl Engine {
         sink: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<CompactOutcome> {
+        let _claim = self.claim(&session.id, "compact")?;
         let ctx = self.context(session, sink, cancel);
         compaction::compact(&ctx, &self.plugins, reason, focus, preview).await
     }
@@ -226,12 +234,14 @@ impl Engine {
         edited: Option<&str>,
         sink: &dyn EventSink,
     ) -> Result<CompactOutcome> {
+        let _claim = self.claim(&session.id, "compact --apply")?;
         let cancel = CancellationToken::new();
         compaction::apply_proposal(&self.context(session, sink, &cancel), proposal, edited)
     }
 
     /// Reverts the newest compaction (and reductions after it); returns the reverted record ids.
     pub fn undo_compaction(&self, session: &Session, sink: &dyn EventSink) -> Result<Vec<i64>> {
+        let _claim = self.claim(&session.id, "compact --undo")?;
         let cancel = CancellationToken::new();
         compaction::undo_compaction(&self.context(session, sink, &cancel))
     }
@@ -256,6 +266,7 @@ impl Engine {
     /// started as not run), in call order, in one transaction. Re-runs and undoes nothing.
     pub fn recover(&self, session: &str) -> Result<RecoverReport> {
         let record = self.store.resolve_session(session)?;
+        let _claim = self.claim(&record.id, "sessions recover")?;
         let unresolved = self.store.unresolved_tool_calls(&record.id)?;
         let mut report = RecoverReport { session: record.id.clone(), acknowledged: Vec::new(), not_run: Vec::new() };
         self.store.write(|tx| {

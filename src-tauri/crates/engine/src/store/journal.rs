@@ -18,6 +18,8 @@ pub enum JournalState {
     Finished,
     Uncertain,
     Acknowledged,
+    /// Shown, never stored: a started call in a session that a live process still drives.
+    Running,
 }
 
 impl JournalState {

@@ -76,6 +76,11 @@ impl Store {
         &self.path
     }
 
+    /// The directory the database lives in (`$ALISIO_HOME`), where session claims are kept.
+    pub fn home(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave a half-written transaction behind (it rolls
         // back on drop), so the connection is still usable.

@@ -29,6 +29,8 @@ pub struct SessionSummary {
     pub live_messages: u64,
     pub compacted_messages: u64,
     pub uncertain_tool_calls: u64,
+    /// Tool calls running now in the live process that drives the session.
+    pub running_tool_calls: u64,
     pub created_at: String,
     pub last_activity: String,
 }
@@ -140,7 +142,8 @@ impl Store {
                 "SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at,
                         (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 0),
                         (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 1),
-                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state IN ('started', 'uncertain'))
+                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state IN ('started', 'uncertain')),
+                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state = 'started')
                  FROM sessions s ORDER BY s.updated_at DESC, s.id DESC",
             )?;
             let rows = stmt.query_map([], |row| {
@@ -153,9 +156,19 @@ impl Store {
                     live_messages: row.get(5)?,
                     compacted_messages: row.get(6)?,
                     uncertain_tool_calls: row.get(7)?,
+                    running_tool_calls: row.get(8)?,
                 })
             })?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
+            let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;
+            // A started call is running while a live process drives its session; uncertain otherwise.
+            for s in sessions.iter_mut().filter(|s| s.running_tool_calls > 0) {
+                if crate::claim::SessionClaim::holder(self.home(), &s.id).is_some() {
+                    s.uncertain_tool_calls -= s.running_tool_calls;
+                } else {
+                    s.running_tool_calls = 0;
+                }
+            }
+            Ok(sessions)
         })
     }
 
