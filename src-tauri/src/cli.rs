@@ -184,6 +184,30 @@ impl EventSink for PrintSink {
     }
 }
 
+/// Cancelled on Ctrl-C or SIGTERM: a running tool's process group is killed and its result
+/// recorded before the process exits (SIGKILL leaves that to the tool's watchdog).
+fn interrupt_token() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let terminated = async {
+            match terminate.as_mut() {
+                Some(signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminated => {}
+        }
+        on_interrupt.cancel();
+    });
+    cancel
+}
+
 async fn run_turn(context: &Context, session: Option<String>, yes: bool, prompt: Vec<String>) -> Result<()> {
     let mut prompt = prompt.join(" ");
     if prompt == "-" {
@@ -195,13 +219,7 @@ async fn run_turn(context: &Context, session: Option<String>, yes: bool, prompt:
     }
     let engine = context.engine()?;
     let workspace = std::env::current_dir().map_err(|e| Error::io("cannot read the current directory", e))?;
-    let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_interrupt.cancel();
-        }
-    });
+    let cancel = interrupt_token();
     let request = TurnRequest { session, prompt, workspace, approver: Arc::new(FixedApprover(yes)) };
     let sink = PrintSink { json: context.json };
     engine.run_turn(request, &sink, &cancel).await?;
@@ -248,7 +266,7 @@ async fn compact(context: &Context, args: CompactArgs) -> Result<()> {
             engine.apply_proposal(&session, proposal, edited.as_deref(), &sink)?
         }
         None => {
-            let cancel = CancellationToken::new();
+            let cancel = interrupt_token();
             let reason = alisio_engine::events::CompactionReason::Manual;
             engine.compact(&session, reason, args.focus.as_deref(), args.preview, &sink, &cancel).await?
         }

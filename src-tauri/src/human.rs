@@ -125,6 +125,9 @@ pub fn print_recover(report: &RecoverReport) {
         println!("session {}: nothing to recover", report.session);
         return;
     }
+    for killed in &report.killed {
+        println!("killed the leftover process group of {killed}, which was still running");
+    }
     for entry in &report.acknowledged {
         println!("recorded \"result unknown\" for {} ({}) {}", entry.name, entry.call_id, entry.arguments);
     }

@@ -2,6 +2,8 @@
 //! reaching tools, interleaved processes, runaway tool processes, duplicate call ids, oversized
 //! requests, hanging and raced file tools.
 
+use std::os::unix::process::CommandExt;
+
 use serde_json::{json, Value};
 
 use super::support::{Answer, Harness, Reply};
@@ -166,4 +168,111 @@ async fn one_process_drives_a_session_and_views_show_its_live_call_as_running() 
     assert_eq!(h.server.bodies().len(), 2, "the refused run sent nothing");
     let list = h.alisio(&["sessions", "list", "--json"]).await.json();
     assert_eq!((list[0]["uncertainToolCalls"].clone(), list[0]["runningToolCalls"].clone()), (json!(0), json!(0)));
+}
+
+/// Waits until `path` exists (the tool started).
+async fn wait_for(path: &std::path::Path) {
+    for _ in 0..400 {
+        if path.exists() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("{} never appeared", path.display());
+}
+
+/// Whether a heartbeat file still grows (a tool process is alive and writing).
+async fn still_beating(path: &std::path::Path) -> bool {
+    let before = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) > before
+}
+
+const HEARTBEAT: &str = "while :; do echo beat >> beat.txt; sleep 0.1; done";
+
+/// After SIGKILL of `alisio`, the tool's process group used to keep running (re-parented to init)
+/// and could change files after the user acknowledged the call. A watchdog now kills it with its
+/// runner; the call stays uncertain and is never re-run.
+#[tokio::test]
+async fn a_killed_run_takes_its_tool_processes_with_it() {
+    let h = Harness::new(vec![Reply::Answer(Answer::calls(&[("beat", "shell", json!({"command": HEARTBEAT}))]))]).await;
+    let mut run = h.command(&["run", "--json", "start the heartbeat"]).spawn().unwrap();
+    wait_for(&h.ws().join("beat.txt")).await;
+    assert!(still_beating(&h.ws().join("beat.txt")).await);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(run.id().unwrap() as i32), nix::sys::signal::Signal::SIGKILL)
+        .unwrap();
+    run.wait().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!still_beating(&h.ws().join("beat.txt")).await, "the tool outlived its run");
+    let pgid = h.rows("SELECT pgid FROM tool_calls")[0][0].clone();
+    assert!(pgid.as_i64().is_some_and(|p| p > 1), "the journal records the process group: {pgid}");
+    let session = h.rows("SELECT id FROM sessions")[0][0].as_str().unwrap().to_string();
+    assert_eq!(h.run(&["--session", &session], "next").await.code, 3);
+}
+
+/// SIGTERM used to end `alisio` and leave the group running. Now the group is killed and the call
+/// recorded as cancelled before the process exits, so nothing is left uncertain.
+#[tokio::test]
+async fn sigterm_kills_the_running_tool_and_records_it() {
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::calls(&[("beat", "shell", json!({"command": HEARTBEAT}))])),
+        Reply::Answer(Answer::text("after the restart")),
+    ])
+    .await;
+    let mut run = h.command(&["run", "--json", "start the heartbeat"]).spawn().unwrap();
+    wait_for(&h.ws().join("beat.txt")).await;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(run.id().unwrap() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), run.wait()).await.unwrap().unwrap();
+    assert!(!status.success());
+    assert!(!still_beating(&h.ws().join("beat.txt")).await, "the tool outlived SIGTERM");
+    assert_eq!(h.rows("SELECT state, ok FROM tool_calls"), vec![vec![json!("finished"), json!(0)]]);
+    let result: String =
+        h.db().query_row("SELECT content FROM messages WHERE role = 'tool'", [], |r| r.get(0)).unwrap();
+    assert!(result.contains("cancelled"), "{result}");
+    let session = h.rows("SELECT id FROM sessions")[0][0].as_str().unwrap().to_string();
+    h.run(&["--session", &session], "go on").await.assert_ok();
+}
+
+/// A group that no watchdog could stop (one recorded in the journal and still alive) is killed
+/// before recovery, and the report says so.
+#[tokio::test]
+async fn recovery_kills_a_leftover_group_first_and_says_so() {
+    let h =
+        Harness::new(vec![Reply::Answer(Answer::calls(&[("beat", "shell", json!({"command": "sleep 30"}))]))]).await;
+    let mut run = h.command(&["run", "--json", "sleep"]).spawn().unwrap();
+    wait_for(&h.db_path()).await;
+    let recorded = || -> bool {
+        let Ok(conn) = rusqlite::Connection::open_with_flags(h.db_path(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        else {
+            return false;
+        };
+        conn.query_row("SELECT count(*) FROM tool_calls WHERE pgid IS NOT NULL", [], |r| r.get::<_, i64>(0))
+            .is_ok_and(|n| n == 1)
+    };
+    for _ in 0..400 {
+        if recorded() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(recorded(), "the call's process group was recorded");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(run.id().unwrap() as i32), nix::sys::signal::Signal::SIGKILL)
+        .unwrap();
+    run.wait().await.unwrap();
+    // Stand in for a group that escaped its watchdog: a live group of our own, recorded as the call's.
+    let mut leftover =
+        std::process::Command::new("sh").args(["-c", HEARTBEAT]).current_dir(h.ws()).process_group(0).spawn().unwrap();
+    let pgid = leftover.id() as i64;
+    let stat = std::fs::read_to_string(format!("/proc/{pgid}/stat")).unwrap();
+    let started: i64 = stat[stat.rfind(')').unwrap() + 1..].split_whitespace().nth(19).unwrap().parse().unwrap();
+    h.db().execute("UPDATE tool_calls SET pgid = ?1, pgid_started = ?2", [pgid, started]).unwrap();
+    wait_for(&h.ws().join("beat.txt")).await;
+
+    let session = h.rows("SELECT id FROM sessions")[0][0].as_str().unwrap().to_string();
+    let recovered = h.alisio(&["sessions", "recover", &session, "--acknowledge", "--json"]).await;
+    recovered.assert_ok();
+    assert_eq!(recovered.json()["killed"], json!([format!("shell beat (process group {pgid})")]));
+    leftover.wait().unwrap();
+    assert!(!still_beating(&h.ws().join("beat.txt")).await, "the leftover group was killed");
 }

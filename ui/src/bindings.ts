@@ -25,7 +25,11 @@ export type SessionSummary = { id: string, title: string, workspace: string, liv
  */
 runningToolCalls: number, createdAt: string, lastActivity: string, };
 
-export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, };
+export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, 
+/**
+ * The process group a `shell` call ran in.
+ */
+pgid: number | null, };
 
 export type JournalState = "requested" | "started" | "finished" | "uncertain" | "acknowledged" | "running";
 
@@ -85,7 +89,11 @@ acknowledged: Array<JournalEntry>,
 /**
  * Calls that never started, answered as not run.
  */
-notRun: Array<JournalEntry>, };
+notRun: Array<JournalEntry>, 
+/**
+ * Leftover process groups of uncertain calls that were still running and were killed first.
+ */
+killed: Array<string>, };
 
 export type IpcError = { code: ErrorCode, message: string, };
 

@@ -23,9 +23,15 @@ pub enum Error {
     /// The session has tool calls whose outcome is unknown (exit code 3).
     #[error(
         "session {session} has {count} tool call(s) with an uncertain result ({calls}); Alisio never re-runs them. \
-         Inspect their effects, then run `alisio sessions recover {session} --acknowledge`"
+         Inspect their effects, then run `alisio sessions recover {session} --acknowledge`{killed}"
     )]
-    Uncertain { session: String, count: usize, calls: String },
+    Uncertain {
+        session: String,
+        count: usize,
+        calls: String,
+        /// Empty, or a sentence naming the leftover process groups that were just killed.
+        killed: String,
+    },
 
     /// Another live process is driving the session (exit code 1).
     #[error(

@@ -74,6 +74,8 @@ pub struct RecoverReport {
     pub acknowledged: Vec<JournalEntry>,
     /// Calls that never started, answered as not run.
     pub not_run: Vec<JournalEntry>,
+    /// Leftover process groups of uncertain calls that were still running and were killed first.
+    pub killed: Vec<String>,
 }
 
 impl Engine {
@@ -268,7 +270,10 @@ impl Engine {
         let record = self.store.resolve_session(session)?;
         let _claim = self.claim(&record.id, "sessions recover")?;
         let unresolved = self.store.unresolved_tool_calls(&record.id)?;
-        let mut report = RecoverReport { session: record.id.clone(), acknowledged: Vec::new(), not_run: Vec::new() };
+        let started: Vec<&JournalEntry> = unresolved.iter().filter(|e| e.state != JournalState::Requested).collect();
+        let killed = kill_leftover_groups(&started);
+        let mut report =
+            RecoverReport { session: record.id.clone(), acknowledged: Vec::new(), not_run: Vec::new(), killed };
         self.store.write(|tx| {
             for entry in &unresolved {
                 if entry.state == JournalState::Requested {
@@ -367,7 +372,12 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Resu
             Ok(()) => {
                 ctx.store.mark_tool_started(entry.id)?;
                 ctx.emit(Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
-                env.execute(call, ctx.cancel).await
+                let record = |group| {
+                    if let Err(err) = ctx.store.record_tool_process(entry.id, group) {
+                        tracing::warn!("could not record the process group of {}: {err}", call.id);
+                    }
+                };
+                env.execute(call, ctx.cancel, &record).await
             }
         };
         let ok = output.ok;
@@ -399,6 +409,18 @@ fn store_result(ctx: &Context<'_>, journal_id: i64, call: &ToolCall, mut output:
     })
 }
 
+/// Kills what is left of the process groups of calls whose process died (a group outlives its
+/// run only where no watchdog could act); returns a description of each group killed.
+fn kill_leftover_groups(entries: &[&JournalEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| {
+            let group = e.process_group()?;
+            group.kill_leftovers().then(|| format!("{} {} (process group {})", e.name, e.call_id, group.pgid))
+        })
+        .collect()
+}
+
 /// Before a turn: calls that started and never finished make the session uncertain (refused
 /// until acknowledged); calls that were requested but never started are answered as not run.
 fn settle_interrupted_calls(store: &Store, session: &str) -> Result<()> {
@@ -409,11 +431,17 @@ fn settle_interrupted_calls(store: &Store, session: &str) -> Result<()> {
     let uncertain: Vec<&JournalEntry> =
         unresolved.iter().filter(|e| matches!(e.state, JournalState::Started | JournalState::Uncertain)).collect();
     if !uncertain.is_empty() {
+        let killed = kill_leftover_groups(&uncertain);
         store.mark_started_uncertain(session)?;
         return Err(Error::Uncertain {
             session: session.to_string(),
             count: uncertain.len(),
             calls: uncertain.iter().map(|e| format!("{} {}", e.name, e.call_id)).collect::<Vec<_>>().join(", "),
+            killed: if killed.is_empty() {
+                String::new()
+            } else {
+                format!(". Their process groups were still running and have been killed now: {}", killed.join(", "))
+            },
         });
     }
     store.write(|tx| {

@@ -87,6 +87,7 @@ pub async fn compact(
                 session: session.id.clone(),
                 count: uncertain.len(),
                 calls: uncertain.join(", "),
+                killed: String::new(),
             });
         }
         let why = format!(

@@ -54,10 +54,24 @@ pub struct JournalEntry {
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
     pub acknowledged_at: Option<String>,
+    /// The process group a `shell` call ran in.
+    pub pgid: Option<i64>,
+    #[serde(skip)]
+    pub pgid_started: Option<i64>,
+}
+
+impl JournalEntry {
+    /// The recorded process group, if the call started one.
+    pub fn process_group(&self) -> Option<crate::tools::process::ProcessGroup> {
+        Some(crate::tools::process::ProcessGroup {
+            pgid: i32::try_from(self.pgid?).ok()?,
+            started: u64::try_from(self.pgid_started?).ok()?,
+        })
+    }
 }
 
 const JOURNAL_COLUMNS: &str = "id, call_id, name, arguments, assistant_seq, state, ok, result_seq, output_bytes, \
-                               dropped_bytes, lossy, requested_at, started_at, finished_at, acknowledged_at";
+                               dropped_bytes, lossy, requested_at, started_at, finished_at, acknowledged_at, pgid, pgid_started";
 
 fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<JournalEntry> {
     let state: String = row.get(5)?;
@@ -84,6 +98,8 @@ fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<JournalEntry> {
         started_at: row.get(12)?,
         finished_at: row.get(13)?,
         acknowledged_at: row.get(14)?,
+        pgid: row.get(15)?,
+        pgid_started: row.get(16)?,
     })
 }
 
@@ -157,6 +173,17 @@ impl Store {
             tx.execute(
                 "UPDATE tool_calls SET state = 'started', started_at = ?2 WHERE id = ?1",
                 params![journal_id, now_rfc3339()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Records the process group a started call runs in (before it can do much).
+    pub fn record_tool_process(&self, journal_id: i64, group: crate::tools::process::ProcessGroup) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE tool_calls SET pgid = ?2, pgid_started = ?3 WHERE id = ?1",
+                params![journal_id, group.pgid, group.started as i64],
             )?;
             Ok(())
         })

@@ -4,6 +4,7 @@
 mod files;
 pub mod output;
 pub mod paths;
+pub mod process;
 mod shell;
 
 use std::path::{Path, PathBuf};
@@ -214,13 +215,24 @@ impl ToolEnv {
     }
 
     /// Runs one call (permissions already checked). Never panics on bad input: errors are results.
-    pub async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        match self.execute_inner(call, cancel).await {
+    /// `on_spawn` learns the process group of a call that starts one.
+    pub async fn execute(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+        on_spawn: &(dyn Fn(process::ProcessGroup) + Sync),
+    ) -> ToolOutput {
+        match self.execute_inner(call, cancel, on_spawn).await {
             Ok(output) | Err(output) => output,
         }
     }
 
-    async fn execute_inner(&self, call: &ToolCall, cancel: &CancellationToken) -> Result<ToolOutput, ToolOutput> {
+    async fn execute_inner(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+        on_spawn: &(dyn Fn(process::ProcessGroup) + Sync),
+    ) -> Result<ToolOutput, ToolOutput> {
         let output = match call.name.as_str() {
             "read_file" => {
                 let args: PathArgs = parse(call)?;
@@ -255,6 +267,7 @@ impl ToolEnv {
                     &args.command,
                     args.timeout_ms.unwrap_or(shell::DEFAULT_TIMEOUT_MS),
                     cancel,
+                    on_spawn,
                 )
                 .await
             }

@@ -1,5 +1,8 @@
 //! The `shell` tool: `sh -c` in the workspace, in its own process group, which is killed as a whole
-//! on timeout, on cancel, when the command exits (no stragglers), or if the runner itself goes away.
+//! on timeout, on cancel, when the command exits (no stragglers), or if the runner itself goes away:
+//! a watchdog (`setpriv --pdeathsig`, where util-linux has it) kills the group when the Alisio
+//! process dies, even by SIGKILL, and the journal records the group so the next start can kill
+//! whatever a watchdog could not.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,6 +15,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::output::{annotate, Capture, MAX_OUTPUT_BYTES};
+use super::process::ProcessGroup;
 use super::ToolOutput;
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -23,6 +27,44 @@ struct GroupGuard(i32);
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         let _ = killpg(Pid::from_raw(self.0), Signal::SIGKILL);
+    }
+}
+
+/// Kills the tool's group if the Alisio process dies: the kernel sends the watchdog SIGTERM when
+/// its parent exits (`--pdeathsig`), and its trap kills the group, then itself.
+const WATCHDOG: &str =
+    r#"trap 'kill -KILL -"$1" 2>/dev/null; kill -KILL 0' TERM; while :; do sleep 3600 & wait $!; done"#;
+
+/// The watchdog's own group, killed (quietly, without its trap) when the tool ends normally; the
+/// child handle lets the runtime reap it.
+struct Watchdog(Option<tokio::process::Child>);
+
+impl Watchdog {
+    fn start(group: i32) -> Self {
+        let spawned = tokio::process::Command::new("setpriv")
+            .args(["--pdeathsig", "TERM", "--", "sh", "-c", WATCHDOG, "watchdog", &group.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        match spawned {
+            Ok(child) => Watchdog(Some(child)),
+            Err(err) => {
+                tracing::debug!(
+                    "no watchdog for the shell tool (setpriv: {err}); a leftover group is killed on the next start"
+                );
+                Watchdog(None)
+            }
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0.as_ref().and_then(|child| child.id()) {
+            let _ = killpg(Pid::from_raw(pgid as i32), Signal::SIGKILL);
+        }
     }
 }
 
@@ -48,13 +90,15 @@ async fn collect(handle: JoinHandle<Capture>) -> Capture {
     }
 }
 
-/// Runs `command` with `sh -c` in `workspace`, without the variables in `scrubbed_env`.
+/// Runs `command` with `sh -c` in `workspace`, without the variables in `scrubbed_env`;
+/// `on_spawn` learns the process group as soon as it exists.
 pub async fn run_shell(
     workspace: &Path,
     scrubbed_env: &[String],
     command: &str,
     timeout_ms: u64,
     cancel: &CancellationToken,
+    on_spawn: &(dyn Fn(ProcessGroup) + Sync),
 ) -> ToolOutput {
     let timeout_ms = timeout_ms.clamp(1, MAX_TIMEOUT_MS);
     let mut shell = tokio::process::Command::new("sh");
@@ -79,6 +123,10 @@ pub async fn run_shell(
         return ToolOutput::error("the shell exited before it could be tracked".to_string());
     };
     let guard = GroupGuard(pid as i32);
+    if let Some(group) = ProcessGroup::of_leader(pid as i32) {
+        on_spawn(group);
+    }
+    let watchdog = Watchdog::start(pid as i32);
     let stdout = spawn_reader(child.stdout.take());
     let stderr = spawn_reader(child.stderr.take());
 
@@ -88,6 +136,7 @@ pub async fn run_shell(
         _ = cancel.cancelled() => Err("[cancelled; the command's process group was killed]".to_string()),
     };
     drop(guard);
+    drop(watchdog);
     let (out_text, out_lossy, out_dropped) = collect(stdout).await.into_text();
     let (err_text, err_lossy, err_dropped) = collect(stderr).await.into_text();
 
