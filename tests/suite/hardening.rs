@@ -276,3 +276,68 @@ async fn recovery_kills_a_leftover_group_first_and_says_so() {
     leftover.wait().unwrap();
     assert!(!still_beating(&h.ws().join("beat.txt")).await, "the leftover group was killed");
 }
+
+/// A server that answered two calls with one id corrupted the session for good: both ran, the
+/// journal kept one row `requested`, and the next run appended a "not run" after the final
+/// answer. Calls and journal rows are now paired by position; a repeated id is stored as `<id>~2`.
+#[tokio::test]
+async fn repeated_call_ids_keep_the_history_valid() {
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::calls(&[
+            ("dup", "shell", json!({"command": "echo one"})),
+            ("dup", "shell", json!({"command": "echo two"})),
+        ])),
+        Reply::Answer(Answer::text("both done")),
+        Reply::Answer(Answer::text("ok")),
+    ])
+    .await;
+    let first = h.run(&[], "run both").await;
+    first.assert_ok();
+    let session = first.session();
+    assert_eq!(
+        h.rows("SELECT call_id, state FROM tool_calls ORDER BY id"),
+        vec![vec![json!("dup"), json!("finished")], vec![json!("dup~2"), json!("finished")]]
+    );
+    h.run(&["--session", &session], "next").await.assert_ok();
+    let sent = super::support::conversation(&h.server.bodies()[2]);
+    let shape: Vec<Value> = sent.iter().map(|m| json!([m["role"], m["tool_call_id"], m["content"]])).collect();
+    assert_eq!(
+        sent[1]["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].clone()).collect::<Vec<_>>(),
+        [json!("dup"), json!("dup~2")]
+    );
+    assert_eq!(shape[2][1], "dup");
+    assert!(shape[2][2].as_str().unwrap().starts_with("one"), "{shape:?}");
+    assert_eq!(shape[3][1], "dup~2");
+    assert!(shape[3][2].as_str().unwrap().starts_with("two"), "{shape:?}");
+    assert_eq!(shape[4], json!(["assistant", null, "both done"]));
+    assert_eq!(shape[5], json!(["user", null, "next"]));
+
+    // A call left without a result (as the old pairing left one) is answered in its place, never
+    // after a later turn.
+    let calls: String = h.db().query_row("SELECT tool_calls FROM messages WHERE seq = 2", [], |r| r.get(0)).unwrap();
+    let mut calls: Vec<Value> = serde_json::from_str(&calls).unwrap();
+    calls.push(json!({"id": "lost", "name": "shell", "arguments": "{}"}));
+    let db = h.db();
+    db.execute("UPDATE messages SET tool_calls = ?1 WHERE seq = 2", [serde_json::to_string(&calls).unwrap()]).unwrap();
+    db.execute(
+        "INSERT INTO tool_calls (session_id, call_id, name, arguments, assistant_seq, state, requested_at)
+         VALUES (?1, 'lost', 'shell', '{}', 2, 'requested', '2026-01-01T00:00:00Z')",
+        [&session],
+    )
+    .unwrap();
+    h.alisio(&["sessions", "recover", &session, "--acknowledge"]).await.assert_ok();
+    let view = h.alisio(&["sessions", "show", &session, "--view", "model", "--json"]).await.json();
+    let order: Vec<Value> =
+        view["messages"].as_array().unwrap()[1..].iter().map(|m| json!([m["role"], m["tool_call_id"]])).collect();
+    assert_eq!(
+        order[..6],
+        [
+            json!(["user", null]),
+            json!(["assistant", null]),
+            json!(["tool", "dup"]),
+            json!(["tool", "dup~2"]),
+            json!(["tool", "lost"]),
+            json!(["assistant", null]),
+        ]
+    );
+}

@@ -180,15 +180,16 @@ impl Engine {
                 }
             }
             strategy.before_call(ctx).await?;
-            let (completion, request_chars) = call_model(ctx).await?;
+            let Step { completion, request_chars, journal } = call_model(ctx).await?;
             tokens_used +=
                 completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
             let gate = strategy.after_answer(ctx, &completion, request_chars).await?;
             let finished = completion.tool_calls.is_empty();
+            let calls: Vec<(&ToolCall, i64)> = completion.tool_calls.iter().zip(journal).collect();
             if !finished {
                 match gate {
-                    ToolGate::Run => run_tools(ctx, &env, &completion.tool_calls).await?,
-                    ToolGate::Stop => answer_unrun(ctx, &completion.tool_calls, ABORTED_RESULT)?,
+                    ToolGate::Run => run_tools(ctx, &env, &calls).await?,
+                    ToolGate::Stop => answer_unrun(ctx, &calls, ABORTED_RESULT)?,
                 }
             }
             let end = strategy.after_step(ctx).await?;
@@ -274,14 +275,18 @@ impl Engine {
         let killed = kill_leftover_groups(&started);
         let mut report =
             RecoverReport { session: record.id.clone(), acknowledged: Vec::new(), not_run: Vec::new(), killed };
+        let anchors = late_result_anchors(&self.store, &record.id, &unresolved)?;
         self.store.write(|tx| {
-            for entry in &unresolved {
+            for (entry, anchor) in unresolved.iter().zip(&anchors) {
                 if entry.state == JournalState::Requested {
-                    let seq = append_message(tx, &record.id, &NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT))?;
+                    let message =
+                        NewMessage { anchor: *anchor, ..NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT) };
+                    let seq = append_message(tx, &record.id, &message)?;
                     journal::record_finished(tx, entry.id, Finish::not_run(seq))?;
                     report.not_run.push(entry.clone());
                 } else {
-                    let mut message = NewMessage::tool_result(&entry.call_id, UNCERTAIN_RESULT);
+                    let mut message =
+                        NewMessage { anchor: *anchor, ..NewMessage::tool_result(&entry.call_id, UNCERTAIN_RESULT) };
                     message.uncertain = true;
                     let seq = append_message(tx, &record.id, &message)?;
                     journal::record_acknowledged(tx, entry.id, seq)?;
@@ -294,9 +299,17 @@ impl Engine {
     }
 }
 
+/// One answer of the model as stored: the answer, the request's size, and the journal rows of its
+/// tool calls in call order.
+struct Step {
+    completion: Completion,
+    request_chars: u64,
+    journal: Vec<i64>,
+}
+
 /// Sends the live transcript, stores the answer (and its tool calls as requested) in one
-/// transaction, and records the call in the ledger. Returns the answer and the request's size.
-async fn call_model(ctx: &Context<'_>) -> Result<(Completion, u64)> {
+/// transaction, and records the call in the ledger.
+async fn call_model(ctx: &Context<'_>) -> Result<Step> {
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
     let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
@@ -318,15 +331,16 @@ async fn call_model(ctx: &Context<'_>) -> Result<(Completion, u64)> {
     for call in &mut completion.tool_calls {
         ctx.secrets.redact_in_place(&mut call.arguments);
     }
+    distinguish_repeated_call_ids(&mut completion);
     let message = NewMessage::assistant(
         completion.text.clone(),
         completion.tool_calls.clone(),
         completion.provider_items.clone(),
     );
-    let seq = ctx.store.write(|tx| {
+    let (seq, journal) = ctx.store.write(|tx| {
         let seq = append_message(tx, &session.id, &message)?;
-        journal::record_requested(tx, &session.id, seq, &completion.tool_calls)?;
-        Ok(seq)
+        let journal = journal::record_requested(tx, &session.id, seq, &completion.tool_calls)?;
+        Ok((seq, journal))
     })?;
     ctx.model.finish(ctx.store, call_id, &completion, Some(seq))?;
     let usage = &completion.usage;
@@ -338,42 +352,63 @@ async fn call_model(ctx: &Context<'_>) -> Result<(Completion, u64)> {
         duration_ms: completion.duration_ms,
         request_chars: prepared.request_chars(),
     });
-    Ok((completion, prepared.request_chars()))
+    Ok(Step { completion, request_chars: prepared.request_chars(), journal })
+}
+
+/// A server that gives two calls of one answer the same id would leave one of them without its
+/// own result, and strict servers refuse such a history. The first keeps its id byte for byte;
+/// each repeat becomes `<id>~2`, `<id>~3`… (in opaque Responses items too), so every call is
+/// answered exactly once.
+fn distinguish_repeated_call_ids(completion: &mut Completion) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut renamed: Vec<(String, usize, String)> = Vec::new();
+    for call in &mut completion.tool_calls {
+        let count = seen.entry(call.id.clone()).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            let new_id = format!("{}~{count}", call.id);
+            renamed.push((call.id.clone(), *count, new_id.clone()));
+            call.id = new_id;
+        }
+    }
+    let Some(serde_json::Value::Array(items)) = completion.provider_items.as_mut() else { return };
+    for (old, occurrence, new_id) in renamed {
+        let item = items
+            .iter_mut()
+            .filter(|i| i.get("type").and_then(|t| t.as_str()) == Some("function_call"))
+            .filter(|i| i.get("call_id").and_then(|c| c.as_str()) == Some(old.as_str()))
+            .nth(occurrence - 1);
+        if let Some(item) = item {
+            item["call_id"] = serde_json::Value::String(new_id);
+        }
+    }
 }
 
 /// Answers calls that will not run (the step was stopped), keeping every call paired.
-fn answer_unrun(ctx: &Context<'_>, calls: &[ToolCall], why: &str) -> Result<()> {
-    let pending = ctx.store.unresolved_tool_calls(ctx.session_id())?;
-    for call in calls {
-        if let Some(entry) = pending.iter().find(|e| e.call_id == call.id && e.state == JournalState::Requested) {
-            store_result(ctx, entry.id, call, ToolOutput::error(why.into()))?;
-            ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: false });
-        }
+fn answer_unrun(ctx: &Context<'_>, calls: &[(&ToolCall, i64)], why: &str) -> Result<()> {
+    for &(call, journal_id) in calls {
+        store_result(ctx, journal_id, call, ToolOutput::error(why.into()))?;
+        ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok: false });
     }
     Ok(())
 }
 
 /// Runs the calls of one answer in order. Each call is durably marked started before it runs;
 /// its result and the journal's "finished" land in one transaction.
-async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Result<()> {
-    let session = ctx.session_id();
-    let pending = ctx.store.unresolved_tool_calls(session)?;
-    for call in calls {
-        let entry = pending
-            .iter()
-            .find(|e| e.call_id == call.id && e.state == JournalState::Requested)
-            .ok_or_else(|| Error::Provider(format!("tool call {} is missing from the journal", call.id)))?;
+/// Calls and their journal rows are paired by position, never by id.
+async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[(&ToolCall, i64)]) -> Result<()> {
+    for &(call, journal_id) in calls {
         if ctx.cancel.is_cancelled() {
-            store_result(ctx, entry.id, call, ToolOutput::error(CANCELLED_RESULT.into()))?;
+            store_result(ctx, journal_id, call, ToolOutput::error(CANCELLED_RESULT.into()))?;
             continue;
         }
         let output = match env.check_permission(call).await {
             Err(refusal) => refusal,
             Ok(()) => {
-                ctx.store.mark_tool_started(entry.id)?;
+                ctx.store.mark_tool_started(journal_id)?;
                 ctx.emit(Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
                 let record = |group| {
-                    if let Err(err) = ctx.store.record_tool_process(entry.id, group) {
+                    if let Err(err) = ctx.store.record_tool_process(journal_id, group) {
                         tracing::warn!("could not record the process group of {}: {err}", call.id);
                     }
                 };
@@ -381,7 +416,7 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[ToolCall]) -> Resu
             }
         };
         let ok = output.ok;
-        store_result(ctx, entry.id, call, output)?;
+        store_result(ctx, journal_id, call, output)?;
         ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok });
     }
     if ctx.cancel.is_cancelled() {
@@ -407,6 +442,11 @@ fn store_result(ctx: &Context<'_>, journal_id: i64, call: &ToolCall, mut output:
             },
         )
     })
+}
+
+/// Where each late result goes: appended, or placed after its call when a later turn exists.
+fn late_result_anchors(store: &Store, session: &str, entries: &[JournalEntry]) -> Result<Vec<Option<i64>>> {
+    entries.iter().map(|e| store.late_result_anchor(session, e.assistant_seq)).collect()
 }
 
 /// Kills what is left of the process groups of calls whose process died (a group outlives its
@@ -444,9 +484,11 @@ fn settle_interrupted_calls(store: &Store, session: &str) -> Result<()> {
             },
         });
     }
+    let anchors = late_result_anchors(store, session, &unresolved)?;
     store.write(|tx| {
-        for entry in &unresolved {
-            let seq = append_message(tx, session, &NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT))?;
+        for (entry, anchor) in unresolved.iter().zip(&anchors) {
+            let message = NewMessage { anchor: *anchor, ..NewMessage::tool_result(&entry.call_id, NOT_RUN_RESULT) };
+            let seq = append_message(tx, session, &message)?;
             journal::record_finished(tx, entry.id, Finish::not_run(seq))?;
         }
         Ok(())

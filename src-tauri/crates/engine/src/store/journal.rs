@@ -178,6 +178,35 @@ impl Store {
         })
     }
 
+    /// Where a late result for a call of the assistant message `assistant_seq` belongs: `None` when
+    /// it can simply be appended, else the anchor that places it right after that message and its
+    /// results, before the later turn (a result appended after a later assistant message would leave
+    /// an orphan tool message in every later request).
+    pub fn late_result_anchor(&self, session: &str, assistant_seq: i64) -> Result<Option<i64>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT m.anchor, m.role FROM messages m, messages a
+                 WHERE a.session_id = ?1 AND a.seq = ?2 AND m.session_id = ?1 AND (m.anchor, m.seq) > (a.anchor, a.seq)
+                 ORDER BY m.anchor, m.seq",
+            )?;
+            let assistant_anchor: i64 = conn.query_row(
+                "SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2",
+                params![session, assistant_seq],
+                |r| r.get(0),
+            )?;
+            let mut rows = stmt.query(params![session, assistant_seq])?;
+            let mut last = assistant_anchor;
+            while let Some(row) = rows.next()? {
+                let role: String = row.get(1)?;
+                if role != "tool" {
+                    return Ok(Some(last));
+                }
+                last = row.get(0)?;
+            }
+            Ok(None)
+        })
+    }
+
     /// Records the process group a started call runs in (before it can do much).
     pub fn record_tool_process(&self, journal_id: i64, group: crate::tools::process::ProcessGroup) -> Result<()> {
         self.write(|tx| {
