@@ -341,3 +341,88 @@ async fn repeated_call_ids_keep_the_history_valid() {
         ]
     );
 }
+
+/// Characters of instructions + transcript a chat request carried (what the hard limit counts).
+fn conversation_chars(body: &Value) -> usize {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let calls: usize = m["tool_calls"].as_array().map_or(0, |calls| {
+                calls
+                    .iter()
+                    .map(|c| {
+                        c["id"].as_str().unwrap().chars().count()
+                            + c["function"]["arguments"].as_str().unwrap().chars().count()
+                            + c["function"]["name"].as_str().unwrap().chars().count()
+                    })
+                    .sum()
+            });
+            m["content"].as_str().map_or(0, |t| t.chars().count()) + calls
+        })
+        .sum()
+}
+
+/// After applying a huge edited checkpoint, the next summarizer request carried 3.1 M chars
+/// against `maxContextChars` 800,000. An edited checkpoint over the limit is refused at apply
+/// time, and no request — the summarizer's included — is ever sent over the limit.
+#[tokio::test]
+async fn no_request_is_sent_over_the_hard_limit_and_huge_edited_checkpoints_are_refused() {
+    let limit = 6000;
+    let sections = json!({"goal": "g", "instructions": [], "discoveries": [], "accomplished": [], "currentState": "s",
+                          "nextSteps": [], "relevantFiles": []});
+    let h = Harness::with_config(
+        vec![
+            Reply::Answer(Answer::text(&"b".repeat(2000))),
+            Reply::Answer(Answer::text("second")),
+            Reply::Answer(Answer::text(&sections.to_string())),
+            Reply::Answer(Answer::text("third")),
+        ],
+        json!({"provider": {"contextWindow": 100000}, "compaction": {"keepTurns": 1, "threshold": 0.99},
+               "limits": {"maxContextChars": limit}}),
+    )
+    .await;
+    let first = h.run(&[], &"a".repeat(2000)).await;
+    first.assert_ok();
+    let session = first.session();
+    h.run(&["--session", &session], "second question").await.assert_ok();
+    let preview = h.alisio(&["compact", &session, "--preview", "--json"]).await;
+    assert_eq!(preview.code, 0, "{}\n{}", preview.stdout, preview.stderr);
+    let proposal = preview
+        .events()
+        .iter()
+        .find(|e| e["type"] == "compaction_proposed")
+        .unwrap_or_else(|| panic!("no proposal: {}", preview.stdout))["proposal"]
+        .clone();
+    let huge = h.home.path().join("huge.txt");
+    std::fs::write(&huge, "x".repeat(3 * limit as usize)).unwrap();
+    let proposal = proposal.to_string();
+    let refused = h.alisio(&["compact", &session, "--apply", &proposal, "--checkpoint", huge.to_str().unwrap()]).await;
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("Context budget exceeded") && refused.stderr.contains("shorten it"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(h.rows("SELECT status FROM compactions"), vec![vec![json!("proposed")]], "nothing applied");
+
+    // The transcript is just under the limit: the summarizer's request (the live request plus the
+    // summary request) would be over it, so it is not sent and the turn goes on without it.
+    let chars =
+        h.alisio(&["sessions", "show", &session, "--view", "model", "--json"]).await.json()["chars"].as_u64().unwrap();
+    let big = "c".repeat((limit - 30 - chars) as usize);
+    let third = h.run(&["--session", &session], &big).await;
+    third.assert_ok();
+    let failed =
+        third.events().into_iter().find(|e| e["type"] == "compaction_failed").expect("the summary was refused");
+    assert!(failed["error"].as_str().unwrap().contains("The compaction request was not sent"), "{failed}");
+    assert_eq!(h.server.bodies().len(), 4, "turns 1–3 and the preview's summary; no oversized summary");
+    for body in h.server.bodies() {
+        assert!(
+            conversation_chars(&body) <= limit as usize,
+            "a request over the limit was sent: {}",
+            conversation_chars(&body)
+        );
+    }
+}

@@ -89,7 +89,7 @@ impl Engine {
     pub fn with_client(config: Config, store: Arc<Store>, client: Arc<dyn ModelClient>) -> Result<Self> {
         let home = store.path().parent().map(Path::to_path_buf).unwrap_or_default();
         let plugins = plugins::from_config(&config.plugins, &home)?;
-        let model = ModelCaller::new(config.provider.clone(), client);
+        let model = ModelCaller::new(config.provider.clone(), config.limits.max_context_chars, client);
         let secrets = Secrets::from_config(&config);
         Ok(Self { config, store, model, plugins, secrets })
     }

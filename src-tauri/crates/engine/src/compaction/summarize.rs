@@ -335,6 +335,21 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
     let last = *span.last().ok_or_else(|| Error::Usage("the proposal summarizes nothing".into()))?;
     let checkpoint_chars = rendered.chars().count() as u64;
     let after_chars = record.after_chars + checkpoint_chars - proposed.checkpoint_chars;
+    // The request after applying must fit the hard limit: an edited checkpoint can make it larger.
+    let live = ctx.store.live_meta(&session.id)?;
+    let hidden: std::collections::HashSet<i64> = span.iter().copied().collect();
+    let span_chars: u64 = live.iter().filter(|m| hidden.contains(&m.seq)).map(|m| m.chars).sum();
+    let inject_chars: u64 = proposed.inject_context.iter().map(|c| c.chars().count() as u64).sum();
+    let next = super::fit::pressure(ctx)?.reducible_chars - span_chars + checkpoint_chars + inject_chars;
+    let limit = ctx.config.limits.max_context_chars;
+    if next > limit {
+        return Err(Error::Budget(format!(
+            "Context budget exceeded (approximately {next} characters of conversation; limit {limit}). The edited \
+             checkpoint is {checkpoint_chars} characters: shorten it and apply the proposal again \
+             (`alisio compact {} --apply {proposal} --checkpoint FILE`).",
+            session.id
+        )));
+    }
     let applied = NewCompaction {
         reason: record.reason,
         span,

@@ -42,16 +42,19 @@ pub struct Outgoing<'a> {
     pub options: RequestOptions,
 }
 
-/// The configured provider values, a client that answers, and the window it reports (asked once).
+/// The configured provider values, a client that answers, the window it reports (asked once),
+/// and the hard limit every request is held to.
 pub struct ModelCaller {
     client: Arc<dyn ModelClient>,
     config: ProviderConfig,
+    /// `limits.maxContextChars`: instructions + transcript (+ an appended request) of any request.
+    max_context_chars: u64,
     reported_window: tokio::sync::OnceCell<Option<u64>>,
 }
 
 impl ModelCaller {
-    pub fn new(config: ProviderConfig, client: Arc<dyn ModelClient>) -> Self {
-        Self { client, config, reported_window: tokio::sync::OnceCell::new() }
+    pub fn new(config: ProviderConfig, max_context_chars: u64, client: Arc<dyn ModelClient>) -> Self {
+        Self { client, config, max_context_chars, reported_window: tokio::sync::OnceCell::new() }
     }
 
     pub fn config(&self) -> &ProviderConfig {
@@ -104,6 +107,18 @@ impl ModelCaller {
             }
             params["appendedUserMessage"] = json!(text);
             request_chars += text.chars().count() as u64;
+        }
+        // The hard limit holds for every request — turns, summaries, hand-offs: an oversized one is
+        // never sent (the catalog does not count, as everywhere).
+        let conversation_chars = request_chars - prepared.tool_catalog_chars;
+        if conversation_chars > self.max_context_chars {
+            return Err(Error::Budget(format!(
+                "Context budget exceeded (approximately {conversation_chars} characters of conversation; limit {}). \
+                 The {} request was not sent. Run `alisio compact {session}` with a focus, trim large tool outputs, \
+                 or start a new session.",
+                self.max_context_chars,
+                purpose.as_str()
+            )));
         }
         let started_at = now_rfc3339();
         let call_id = store.insert_model_call(&ModelCallStart {
