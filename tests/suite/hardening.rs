@@ -426,3 +426,53 @@ async fn no_request_is_sent_over_the_hard_limit_and_huge_edited_checkpoints_are_
         );
     }
 }
+
+/// 10 MB of tool-call arguments used to end the turn with "no safe boundary". They are stored as
+/// produced, and the request that carries them again is cut like any long text.
+#[tokio::test]
+async fn huge_tool_call_arguments_are_stored_and_reduced_like_long_text() {
+    let content = "z".repeat(10 * 1024 * 1024);
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::calls(&[("big", "write_file", json!({"path": "big.txt", "content": content}))])),
+        Reply::Answer(Answer::text("written")),
+    ])
+    .await;
+    let run = h.run(&[], "write a big file").await;
+    run.assert_ok();
+    assert_eq!(std::fs::metadata(h.ws().join("big.txt")).unwrap().len(), content.len() as u64);
+    let stored: String = h.db().query_row("SELECT tool_calls FROM messages WHERE seq = 2", [], |r| r.get(0)).unwrap();
+    assert!(stored.len() > content.len(), "the call is stored as produced");
+    let second = &h.server.bodies()[1];
+    assert!(conversation_chars(second) <= 800_000, "{}", conversation_chars(second));
+    let arguments = second["messages"][2]["tool_calls"][0]["function"]["arguments"].as_str().unwrap();
+    assert!(arguments.contains("truncated by context budget"), "{}", &arguments[arguments.len().saturating_sub(200)..]);
+    assert!(run.event_types().contains(&"context_reduced".to_string()));
+}
+
+/// An HTTP 200 `text/html` page (a captive portal, a misconfigured proxy) was reported as "closed
+/// the stream". The error now says what arrived; a JSON answer to a streamed request is read whole.
+#[tokio::test]
+async fn an_html_page_is_named_and_a_json_answer_to_a_stream_request_is_read() {
+    let page = "<html><body>Sign in to the guest network</body></html>";
+    let h = Harness::new(vec![
+        Reply::Typed("text/html; charset=utf-8".into(), page.into()),
+        Reply::Typed(
+            "application/json".into(),
+            json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "whole"}, "finish_reason": "stop"}]})
+                .to_string(),
+        ),
+    ])
+    .await;
+    let failed = h.run(&[], "hello").await;
+    assert_eq!(failed.code, 1);
+    assert!(
+        failed.stderr.contains("answered HTTP 200 with text/html; charset=utf-8 instead of an event stream")
+            && failed.stderr.contains("Sign in to the guest network"),
+        "{}",
+        failed.stderr
+    );
+    let session = failed.session();
+    let ok = h.run(&["--session", &session], "again").await;
+    ok.assert_ok();
+    assert!(ok.events().iter().any(|e| e["type"] == "turn_completed" && e["text"] == "whole"));
+}

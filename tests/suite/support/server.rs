@@ -53,6 +53,8 @@ pub enum Reply {
     Status(u16, String),
     /// A 200 whose body is this raw text (e.g. malformed JSON).
     Raw(String),
+    /// A 200 with this content type and body (e.g. a proxy's HTML page).
+    Typed(String, String),
     /// Never answers.
     Hang,
     /// Starts streaming the answer, then closes the connection before it is complete.
@@ -198,6 +200,10 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         }
         Some(Reply::Raw(body)) => {
             write_head(&mut socket, 200, if stream { "text/event-stream" } else { "application/json" }).await?;
+            socket.write_all(body.as_bytes()).await?;
+        }
+        Some(Reply::Typed(content_type, body)) => {
+            write_head(&mut socket, 200, &content_type).await?;
             socket.write_all(body.as_bytes()).await?;
         }
         Some(Reply::Hang) => tokio::time::sleep(Duration::from_secs(60)).await,

@@ -79,8 +79,10 @@ pub struct MessageMeta {
     pub summary: bool,
     /// Characters of the whole message (content plus tool calls).
     pub chars: u64,
-    /// Characters of its content alone (the part a reduction may cut).
+    /// Characters of its content alone.
     pub content_chars: u64,
+    /// Characters of its tool calls' arguments (a reduction may cut them, like content).
+    pub argument_chars: u64,
     pub calls: Vec<String>,
     pub answers: Option<String>,
 }

@@ -10,8 +10,25 @@ use crate::events::{CompactionReason, Event};
 use crate::store::compactions::{self, NewCompaction, RecordDetail, Status};
 use crate::store::sessions::append_message;
 use crate::tools::tool_catalog_chars;
-use crate::transcript::{MessageMeta, NewMessage, Role};
+use crate::transcript::{Message, MessageMeta, NewMessage, Role};
 use crate::view::system_prompt;
+
+/// A copy of `original` whose content and tool-call arguments together fit `limit` characters:
+/// each part keeps a share of the limit proportional to its size (a cut argument is no longer
+/// JSON, and goes out wrapped as `{"invalid_arguments": …}` like any unparsable arguments).
+fn reduced_copy(original: &Message, limit: u64, created_by: i64) -> NewMessage {
+    let parts: Vec<u64> = std::iter::once(&original.content)
+        .chain(original.tool_calls.iter().map(|c| &c.arguments))
+        .map(|text| text.chars().count() as u64)
+        .collect();
+    let total: u64 = parts.iter().sum::<u64>().max(1);
+    let share = |len: u64| if total <= limit { len } else { (limit as u128 * len as u128 / total as u128) as u64 };
+    let mut copy = NewMessage::reduced_copy(original, cut_content(&original.content, share(parts[0])), created_by);
+    for (call, &len) in copy.tool_calls.iter_mut().zip(&parts[1..]) {
+        call.arguments = cut_content(&call.arguments, share(len));
+    }
+    copy
+}
 
 /// How a reduction may treat a live message's content.
 fn content_kind(message: &MessageMeta) -> reduction::Cuttable {
@@ -44,10 +61,10 @@ pub fn reduce_kept_tail(ctx: &Context<'_>) -> Result<bool> {
     let instruction_chars = system_prompt(ctx.config, &session.workspace).chars().count() as u64;
     let sized: Vec<Sized> = live
         .iter()
-        .map(|m| Sized {
-            kind: content_kind(m),
-            content_chars: m.content_chars,
-            fixed_chars: m.chars - m.content_chars,
+        .map(|m| {
+            // Content and tool-call arguments can be cut; call ids and names stay.
+            let cuttable = m.content_chars + m.argument_chars;
+            Sized { kind: content_kind(m), content_chars: cuttable, fixed_chars: m.chars.saturating_sub(cuttable) }
         })
         .collect();
     let goal = target(max_chars, instruction_chars);
@@ -69,8 +86,7 @@ pub fn reduce_kept_tail(ctx: &Context<'_>) -> Result<bool> {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
         compactions::hide_messages(tx, &session.id, id, &record.span)?;
         for (original, &(_, limit)) in originals.iter().zip(&plan.cuts) {
-            let copy = NewMessage::reduced_copy(original, cut_content(&original.content, limit), id);
-            append_message(tx, &session.id, &copy)?;
+            append_message(tx, &session.id, &reduced_copy(original, limit, id))?;
         }
         tx.execute("UPDATE compactions SET applied_at = created_at WHERE id = ?1", [id])?;
         Ok(())

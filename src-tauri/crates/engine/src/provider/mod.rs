@@ -238,6 +238,27 @@ impl Provider {
         };
 
         let streamed = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let is_json = content_type.contains("json");
+        let is_stream = content_type.starts_with("text/event-stream");
+        // Say what arrived when it is neither an event stream nor JSON (a proxy's HTML page, say);
+        // a JSON answer to a streamed request is a server that ignored `stream`, and is read whole.
+        if !(content_type.is_empty() || is_json || is_stream) {
+            let text = tokio::select! {
+                text = response.text() => text.unwrap_or_default(),
+                _ = cancel.cancelled() => return Err(Error::Cancelled),
+            };
+            let excerpt: String = text.chars().take(300).collect();
+            let kind = content_type.as_str();
+            let wanted = if streamed { "an event stream" } else { "JSON" };
+            return Err(self.fail(&url, format!("answered HTTP 200 with {kind} instead of {wanted}: {excerpt}")));
+        }
+        let streamed = streamed && !is_json;
         let mut completion = if streamed {
             self.read_stream(&url, response, started, on_delta, cancel).await?
         } else {

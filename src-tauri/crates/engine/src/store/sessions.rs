@@ -264,6 +264,7 @@ fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
             None => Vec::new(),
         };
         let call_chars = message_chars("", &calls);
+        let argument_chars = calls.iter().map(|c| c.arguments.chars().count() as u64).sum();
         Ok(MessageMeta {
             seq: row.get(0)?,
             anchor: row.get(1)?,
@@ -271,6 +272,7 @@ fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
             summary: row.get(3)?,
             chars,
             content_chars: chars.saturating_sub(call_chars),
+            argument_chars,
             calls: calls.into_iter().map(|c| c.id).collect(),
             answers: row.get(6)?,
         })
