@@ -115,10 +115,13 @@ struct Context {
 }
 
 impl Context {
-    fn open(global: &GlobalArgs) -> Result<Self> {
+    /// `read_only` commands only show: they open the database without writing (a read-only
+    /// `$ALISIO_HOME` works for them).
+    fn open(global: &GlobalArgs, read_only: bool) -> Result<Self> {
         let home = alisio_home();
         let loaded = config::load(&home, global.config.as_deref())?;
-        let store = Arc::new(Store::open(&home.join(DB_FILE))?);
+        let path = home.join(DB_FILE);
+        let store = Arc::new(if read_only { Store::open_for_reading(&path)? } else { Store::open(&path)? });
         Ok(Self { loaded, store, json: global.json })
     }
 
@@ -137,7 +140,11 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
         }
     };
     let result = runtime.block_on(async {
-        let context = Context::open(&global)?;
+        let read_only = matches!(
+            command,
+            Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } } | Command::Models
+        );
+        let context = Context::open(&global, read_only)?;
         match command {
             Command::Run { session, yes, prompt } => run_turn(&context, session, yes, prompt).await,
             Command::Sessions { command } => sessions(&context, command).await,

@@ -476,3 +476,35 @@ async fn an_html_page_is_named_and_a_json_answer_to_a_stream_request_is_read() {
     ok.assert_ok();
     assert!(ok.events().iter().any(|e| e["type"] == "turn_completed" && e["text"] == "whole"));
 }
+
+/// `sessions list` and `sessions show` used to open the database for writing, and so failed on a
+/// read-only `$ALISIO_HOME`. They now open it without writing.
+#[tokio::test]
+async fn showing_commands_work_on_a_read_only_home() {
+    let h = Harness::new(vec![Reply::Answer(Answer::text("hello"))]).await;
+    let run = h.run(&[], "hi").await;
+    run.assert_ok();
+    let session = run.session();
+    // A read-only bind mount of the home (root can write through permissions, not through this).
+    let home = h.home.path().display().to_string();
+    let bin = super::support::BIN;
+    let script = format!(
+        "mount --bind -o ro '{home}' '{home}' || exit 99; touch '{home}/probe' 2>/dev/null && exit 98; \
+         '{bin}' sessions list --json > '{home}.list' && '{bin}' sessions show {session} --json > '{home}.show' \
+         && '{bin}' sessions show {session} --view model --json > /dev/null"
+    );
+    let output = std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .env("ALISIO_HOME", h.home.path())
+        .output()
+        .unwrap();
+    if output.status.code() == Some(99) {
+        eprintln!("skipped: no read-only bind mount here: {}", String::from_utf8_lossy(&output.stderr));
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let list: Value = serde_json::from_str(&std::fs::read_to_string(format!("{home}.list")).unwrap()).unwrap();
+    assert_eq!(list[0]["id"], json!(session));
+    let shown: Value = serde_json::from_str(&std::fs::read_to_string(format!("{home}.show")).unwrap()).unwrap();
+    assert_eq!(shown["messages"][1]["content"], "hello");
+}

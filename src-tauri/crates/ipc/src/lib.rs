@@ -184,7 +184,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Backend {
     pub fn open(home: &Path, overlay: Option<PathBuf>, emit: Emit) -> IpcResult<Self> {
         let loaded = config::load(home, overlay.as_deref())?;
-        let store = Arc::new(Store::open(&home.join(DB_FILE))?);
+        // A read-only home still shows its sessions (runs then fail with the database's own message).
+        let path = home.join(DB_FILE);
+        let store = Arc::new(Store::open(&path).or_else(|err| Store::open_for_reading(&path).map_err(|_| err))?);
         let engine = Arc::new(Engine::new(loaded.config, store.clone())?);
         Ok(Self {
             home: home.to_path_buf(),

@@ -48,22 +48,7 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
 
         // Read before writing anything, so a foreign or corrupt file is never touched.
-        let probe = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
-        let table_count = probe.map_err(|e| db_error(describe_open_error(&e)))?;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version > SCHEMA_VERSION {
-            return Err(db_error(format!(
-                "has schema version {version}, written by a newer Alisio (this one understands up to {SCHEMA_VERSION}). \
-                 Upgrade Alisio, or set ALISIO_HOME to another directory."
-            )));
-        }
-        if version == 0 && table_count > 0 {
-            return Err(db_error(
-                "is an SQLite database that Alisio did not create; it was left untouched. \
-                 Set ALISIO_HOME to another directory or move the file aside."
-                    .into(),
-            ));
-        }
+        probe(&conn, path)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
             .map_err(|e| db_error(describe_open_error(&e)))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;")?;
@@ -79,6 +64,39 @@ impl Store {
     /// The directory the database lives in (`$ALISIO_HOME`), where session claims are kept.
     pub fn home(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Opens an existing, up-to-date database without writing to it or its directory (a read-only
+    /// `$ALISIO_HOME` works): for commands that only show. A missing or older database is opened
+    /// as [`Store::open`] does (creating or upgrading it needs a write).
+    pub fn open_for_reading(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            return Store::open(path);
+        }
+        let db_error = |problem: String| Error::Database { path: path.to_path_buf(), problem };
+        let read_only = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+        let attempt = |conn: Connection| -> Result<(Connection, i64)> {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            let version = probe(&conn, path)?;
+            Ok((conn, version))
+        };
+        let opened = Connection::open_with_flags(path, read_only)
+            .map_err(|e| db_error(describe_open_error(&e)))
+            .and_then(attempt)
+            .or_else(|_| {
+                // A WAL database in a directory we cannot write opens only as immutable.
+                let uri = format!("file:{}?immutable=1", path.display());
+                Connection::open_with_flags(uri, read_only)
+                    .map_err(|e| db_error(describe_open_error(&e)))
+                    .and_then(attempt)
+            });
+        match opened {
+            Ok((conn, version)) if version == SCHEMA_VERSION => {
+                Ok(Store { conn: Mutex::new(conn), path: path.to_path_buf() })
+            }
+            Ok(_) => Store::open(path),
+            Err(err) => Err(err),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Connection> {
@@ -115,6 +133,29 @@ impl Store {
         let conn = self.lock();
         f(&conn)
     }
+}
+
+/// Reads the schema version without writing: refuses a corrupt file, a foreign SQLite file and a
+/// newer schema, each left untouched.
+fn probe(conn: &Connection, path: &Path) -> Result<i64> {
+    let db_error = |problem: String| Error::Database { path: path.to_path_buf(), problem };
+    let probe = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
+    let table_count = probe.map_err(|e| db_error(describe_open_error(&e)))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(db_error(format!(
+            "has schema version {version}, written by a newer Alisio (this one understands up to {SCHEMA_VERSION}). \
+             Upgrade Alisio, or set ALISIO_HOME to another directory."
+        )));
+    }
+    if version == 0 && table_count > 0 {
+        return Err(db_error(
+            "is an SQLite database that Alisio did not create; it was left untouched. \
+             Set ALISIO_HOME to another directory or move the file aside."
+                .into(),
+        ));
+    }
+    Ok(version)
 }
 
 fn describe_open_error(err: &rusqlite::Error) -> String {
