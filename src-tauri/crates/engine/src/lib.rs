@@ -25,3 +25,6 @@ pub use error::{Error, Result};
 
 #[cfg(test)]
 mod layering_tests;
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -34,7 +34,7 @@ impl Secrets {
         Self::new(names, values)
     }
 
-    fn new(names: Vec<String>, mut values: Vec<String>) -> Self {
+    pub(crate) fn new(names: Vec<String>, mut values: Vec<String>) -> Self {
         values.retain(|v| !v.trim().is_empty());
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();

@@ -2,9 +2,9 @@
 //! API, bounded retries with backoff, a timeout, cancellation, and context-window discovery.
 //! The API key comes from the environment, goes out as a bearer token, and appears nowhere else.
 
-mod chat;
+pub(crate) mod chat;
 mod chunks;
-mod responses;
+pub(crate) mod responses;
 mod window;
 pub mod wire;
 
