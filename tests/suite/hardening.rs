@@ -508,3 +508,20 @@ async fn showing_commands_work_on_a_read_only_home() {
     let shown: Value = serde_json::from_str(&std::fs::read_to_string(format!("{home}.show")).unwrap()).unwrap();
     assert_eq!(shown["messages"][1]["content"], "hello");
 }
+
+/// `list_dir` printed a name with a newline as two lines, so the model could not tell entries
+/// apart. Such names are now written as JSON strings: one line, one entry.
+#[tokio::test]
+async fn list_dir_output_is_unambiguous_for_names_with_newlines() {
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::calls(&[("ls", "list_dir", json!({"path": "."}))])),
+        Reply::Answer(Answer::text("listed")),
+    ])
+    .await;
+    std::fs::write(h.ws().join("evil\nREADME.md"), "").unwrap();
+    std::fs::write(h.ws().join("README.md"), "").unwrap();
+    h.run(&[], "list").await.assert_ok();
+    let listing: String =
+        h.db().query_row("SELECT content FROM messages WHERE role = 'tool'", [], |r| r.get(0)).unwrap();
+    assert_eq!(listing.lines().collect::<Vec<_>>(), ["\"evil\\nREADME.md\"", "README.md"]);
+}
