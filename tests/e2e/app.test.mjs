@@ -122,6 +122,8 @@ async function demoFlow() {
   await driver.type(composer, "What comes next?");
   await driver.click(await driver.waitFor("[data-testid=send]"));
   await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "line field first", timeoutMs: 30_000 });
+  // The turn is over: Send is back (Stop used to stay when the turn ended before runTurn answered).
+  await driver.waitFor("[data-testid=send]", { timeoutMs: 10_000 });
   await driver.click(await driver.waitFor("[data-testid=compact-button]"));
   await driver.type(await driver.waitFor("[data-testid=focus-input]"), "e2e focus on the parser");
   await driver.click(await driver.waitFor("[data-testid=compact-confirm]"));

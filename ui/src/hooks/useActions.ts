@@ -14,7 +14,7 @@ export function useActions(deps: {
   loadSessions: () => Promise<void>;
   feedback: Feedback;
   live: LiveState;
-  updateLive: (patch: Partial<LiveState>) => void;
+  updateLive: (patch: Partial<LiveState> | ((current: LiveState) => Partial<LiveState>)) => void;
   setDialog: (dialog: DialogState) => void;
 }) {
   const { selected, setSelected, loadSessions, feedback, live, updateLive, setDialog } = deps;
@@ -57,7 +57,8 @@ export function useActions(deps: {
     updateLive({ streaming: "", running: selected ?? "new", progress: "Waiting for the model…" });
     try {
       const id = await api.runTurn(selected, text);
-      updateLive({ running: id });
+      // The turn may already have finished (its event can arrive before this answer).
+      updateLive((current) => (current.running !== null ? { running: id } : {}));
       if (id !== selected) setSelected(id);
       loadSessions();
     } catch (e) {

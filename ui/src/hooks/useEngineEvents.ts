@@ -26,5 +26,8 @@ export function useEngineEvents(selectedRef: MutableRef<string | null>, onEffect
     };
   }, []);
 
-  return { live, update: (patch: Partial<LiveState>) => update({ ...state.current, ...patch }) };
+  /** Merges `patch` into the live state; a function patch sees the latest state (not a render's). */
+  const patch = (change: Partial<LiveState> | ((current: LiveState) => Partial<LiveState>)) =>
+    update({ ...state.current, ...(typeof change === "function" ? change(state.current) : change) });
+  return { live, update: patch };
 }
