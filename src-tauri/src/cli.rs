@@ -81,6 +81,26 @@ pub enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// The model-call ledger: every request rebuilt exactly, and how two requests differ
+    Calls {
+        #[command(subcommand)]
+        command: CallsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum CallsCommand {
+    /// Every model call of a session, numbered 1..n in the order sent
+    List { session: String },
+    /// The exact request body of call N (rebuilt from the store) and the answer received
+    Show { session: String, n: usize },
+    /// Compare request N with request M (default N-1) in rendering order: system, tools, messages
+    Diff {
+        session: String,
+        n: usize,
+        #[arg(long, value_name = "M")]
+        against: Option<usize>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -142,12 +162,15 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
     let result = runtime.block_on(async {
         let read_only = matches!(
             command,
-            Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } } | Command::Models
+            Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } }
+                | Command::Models
+                | Command::Calls { .. }
         );
         let context = Context::open(&global, read_only)?;
         match command {
             Command::Run { session, yes, prompt } => run_turn(&context, session, yes, prompt).await,
             Command::Sessions { command } => sessions(&context, command).await,
+            Command::Calls { command } => calls(&context, command),
             Command::Models => models(&context).await,
             Command::Compact { session, focus, preview, apply, checkpoint, discard, undo } => {
                 compact(&context, CompactArgs { session, focus, preview, apply, checkpoint, discard, undo }).await
@@ -305,6 +328,34 @@ async fn models(context: &Context) -> Result<()> {
         human::print_models(&document);
         Ok(())
     }
+}
+
+fn calls(context: &Context, command: CallsCommand) -> Result<()> {
+    use alisio_engine::calls;
+    match command {
+        CallsCommand::List { session } => {
+            let list = calls::list(&context.store, &session)?;
+            if context.json {
+                return print_json(&list);
+            }
+            human::print_calls(&list);
+        }
+        CallsCommand::Show { session, n } => {
+            let detail = calls::show(&context.store, &session, n)?;
+            if context.json {
+                return print_json(&detail);
+            }
+            human::print_call(&detail);
+        }
+        CallsCommand::Diff { session, n, against } => {
+            let diff = calls::diff(&context.store, &session, n, against)?;
+            if context.json {
+                return print_json(&diff);
+            }
+            human::print_call_diff(&diff);
+        }
+    }
+    Ok(())
 }
 
 async fn sessions(context: &Context, command: SessionsCommand) -> Result<()> {

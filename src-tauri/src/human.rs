@@ -165,3 +165,55 @@ pub fn print_compact(outcome: &alisio_engine::compaction::CompactOutcome) {
         CompactOutcome::Failed { error } => println!("compaction failed: {error}"),
     }
 }
+
+pub fn print_calls(calls: &[alisio_engine::calls::CallSummary]) {
+    for c in calls {
+        let opt = |v: Option<u64>| v.map_or("–".to_string(), |v| v.to_string());
+        println!(
+            "{:>3}  {:<13} {}  {} chars  prompt {}  cached {}  completion {}  ttft {} ms  {}{}",
+            c.n,
+            c.purpose,
+            c.started_at,
+            c.request_chars,
+            opt(c.prompt_tokens),
+            opt(c.cached_tokens),
+            opt(c.completion_tokens),
+            opt(c.ttft_ms),
+            c.finish_reason.as_deref().unwrap_or("–"),
+            c.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default()
+        );
+    }
+}
+
+pub fn print_call(detail: &alisio_engine::calls::CallDetail) {
+    println!("call {} ({})", detail.n, detail.purpose);
+    println!("request:\n{}", serde_json::to_string_pretty(&detail.request).unwrap_or_default());
+    match &detail.response {
+        Some(response) => println!("response:\n{}", serde_json::to_string_pretty(response).unwrap_or_default()),
+        None => println!("response: (none recorded)"),
+    }
+}
+
+pub fn print_call_diff(diff: &alisio_engine::calls::CallDiff) {
+    println!(
+        "call {} against {}: common prefix {} of {} chars (≈ {} tokens); server reported {} cached tokens; {}",
+        diff.n,
+        diff.against,
+        diff.common_prefix_chars,
+        diff.against_chars,
+        diff.common_prefix_tokens,
+        diff.cached_tokens.map_or("no".to_string(), |c| c.to_string()),
+        if diff.cache_break { "the cache breaks" } else { "the prefix is kept" }
+    );
+    let d = &diff.first_divergence;
+    if d.part != "none" {
+        let index = d.index.map(|i| format!(" {i}")).unwrap_or_default();
+        println!(
+            "first divergence: {}{index} at {}\n  before: {}\n  after:  {}",
+            d.part,
+            if d.path.is_empty() { "/" } else { &d.path },
+            d.before,
+            d.after
+        );
+    }
+}

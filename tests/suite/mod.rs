@@ -7,6 +7,7 @@ mod support;
 
 mod agent_loop;
 mod cache;
+mod calls;
 mod compaction;
 mod failures;
 mod hardening;

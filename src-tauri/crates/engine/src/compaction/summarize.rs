@@ -288,7 +288,9 @@ pub(crate) async fn request_summary(
     let prepared = PreparedRequest::build(ctx.config.provider.api, system, live);
     let outgoing = Outgoing { purpose, prepared: &prepared, appended: Some(appended), options };
     match ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await {
-        Ok((call_id, completion)) => {
+        Ok((call_id, mut completion)) => {
+            // The summary is stored (as the checkpoint and in the ledger): without secrets.
+            ctx.secrets.redact_in_place(&mut completion.text);
             ctx.model.finish(ctx.store, call_id, &completion, None)?;
             Ok(Ok((call_id, completion, prepared.chars)))
         }

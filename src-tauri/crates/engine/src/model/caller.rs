@@ -165,6 +165,20 @@ impl ModelCaller {
                 finish_reason: completion.finish_reason.clone(),
                 error: None,
                 response_seq,
+                response: Some(json!({
+                    "text": completion.text,
+                    "toolCalls": completion.tool_calls,
+                    "finishReason": completion.finish_reason,
+                    "usage": {
+                        "promptTokens": usage.prompt_tokens,
+                        "cachedTokens": usage.cached_tokens,
+                        "completionTokens": usage.completion_tokens,
+                        "promptMs": usage.prompt_ms,
+                    },
+                    "providerItems": completion.provider_items,
+                    "ttftMs": completion.ttft_ms,
+                    "durationMs": completion.duration_ms,
+                })),
             },
         )
     }

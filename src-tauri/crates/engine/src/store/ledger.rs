@@ -36,6 +36,8 @@ pub struct ModelCallUpdate {
     pub finish_reason: Option<String>,
     pub error: Option<String>,
     pub response_seq: Option<i64>,
+    /// The answer as received, as JSON.
+    pub response: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -121,7 +123,8 @@ impl Store {
         self.write(|tx| {
             tx.execute(
                 "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4, prompt_ms = ?5,
-                     ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10 WHERE id = ?1",
+                     ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10, response = ?11
+                 WHERE id = ?1",
                 params![
                     id,
                     update.prompt_tokens.map(|v| v as i64),
@@ -133,6 +136,7 @@ impl Store {
                     update.finish_reason,
                     update.error,
                     update.response_seq,
+                    update.response.as_ref().map(|r| r.to_string()),
                 ],
             )?;
             Ok(())
@@ -149,6 +153,17 @@ impl Store {
             )?;
             let rows = stmt.query_map([session], record_from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// What a past call needs beyond its record to be rebuilt: its system prompt and its answer.
+    pub fn model_call_payload(&self, id: i64) -> Result<(String, Option<serde_json::Value>)> {
+        self.read(|conn| {
+            let (system, response): (String, Option<String>) =
+                conn.query_row("SELECT system_prompt, response FROM model_calls WHERE id = ?1", [id], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
+            Ok((system, response.and_then(|r| serde_json::from_str(&r).ok())))
         })
     }
 

@@ -1,0 +1,293 @@
+//! The model-call ledger as the `alisio calls` commands show it: calls numbered `1..n` in the order
+//! they were sent, each request rebuilt exactly from the records that formed it (same keys, same
+//! message objects, same tools, same params), and the comparison of two requests in the order a
+//! server renders them — system, tools, messages — with the first divergence and whether it breaks
+//! a prefix cache.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::config::{Api, ProviderConfig};
+use crate::error::{Error, Result};
+use crate::provider::{build_body, wire_messages, RequestOptions};
+use crate::store::{ModelCallRecord, Store};
+use crate::tools::{catalog, catalog_json};
+use crate::transcript::estimate_tokens;
+use crate::view::expand_ranges;
+
+/// One line of `calls list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallSummary {
+    pub n: usize,
+    pub purpose: String,
+    pub started_at: String,
+    pub request_chars: u64,
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub ttft_ms: Option<u64>,
+    pub duration_ms: Option<u64>,
+    pub finish_reason: Option<String>,
+    pub error: Option<String>,
+}
+
+/// `calls show`: the request as sent and the answer as received.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDetail {
+    pub n: usize,
+    pub purpose: String,
+    pub request: Value,
+    pub response: Option<Value>,
+}
+
+/// `calls diff`: how request `n` compares with request `against`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDiff {
+    pub n: usize,
+    pub against: usize,
+    pub common_prefix_chars: u64,
+    pub against_chars: u64,
+    pub common_prefix_tokens: u64,
+    pub cached_tokens: Option<u64>,
+    pub cache_break: bool,
+    pub first_divergence: Divergence,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Divergence {
+    /// `system`, `tools`, `messages`, `params` or `none`.
+    pub part: &'static str,
+    /// The message's index in the request's `messages` (or `input`), or the tool's index.
+    pub index: Option<usize>,
+    /// JSON pointer inside that item.
+    pub path: String,
+    pub before: String,
+    pub after: String,
+}
+
+fn calls_of(store: &Store, session: &str) -> Result<(String, Vec<ModelCallRecord>)> {
+    let record = store.resolve_session(session)?;
+    let calls = store.model_calls(&record.id)?;
+    Ok((record.id, calls))
+}
+
+fn nth(calls: &[ModelCallRecord], n: usize, session: &str) -> Result<ModelCallRecord> {
+    calls.get(n.wrapping_sub(1)).cloned().ok_or_else(|| {
+        Error::Usage(format!("session {session} has {} model call(s); there is no call {n}", calls.len()))
+    })
+}
+
+pub fn list(store: &Store, session: &str) -> Result<Vec<CallSummary>> {
+    let (_, calls) = calls_of(store, session)?;
+    Ok(calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| CallSummary {
+            n: i + 1,
+            purpose: c.purpose,
+            started_at: c.started_at,
+            request_chars: c.request_chars,
+            prompt_tokens: c.prompt_tokens,
+            cached_tokens: c.cached_tokens,
+            completion_tokens: c.completion_tokens,
+            ttft_ms: c.ttft_ms,
+            duration_ms: c.duration_ms,
+            finish_reason: c.finish_reason,
+            error: c.error,
+        })
+        .collect())
+}
+
+/// The exact body of a past request, rebuilt from the stored records that formed it.
+pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Result<(Value, Option<Value>)> {
+    let api = match call.api.as_str() {
+        "responses" => Api::Responses,
+        _ => Api::Chat,
+    };
+    let params = &call.params;
+    let provider = ProviderConfig {
+        api,
+        model: call.model.clone(),
+        stream: params.get("stream").and_then(Value::as_bool).unwrap_or(false),
+        ..ProviderConfig::default()
+    };
+    let options = RequestOptions {
+        max_tokens: params.get("maxTokens").and_then(Value::as_u64).unwrap_or(0) as u32,
+        tool_choice_none: params.get("toolChoice").and_then(Value::as_str) == Some("none"),
+    };
+    let (system, response) = store.model_call_payload(call.id)?;
+    let mut messages = store.messages_by_seq(session, &expand_ranges(&call.message_ranges))?;
+    messages.sort_by_key(|m| (m.anchor, m.seq));
+    let wire = wire_messages(api, &system, messages);
+    let mut body = build_body(&provider, &wire, &catalog_json(api, &catalog()), options);
+    if let Some(text) = params.get("appendedUserMessage").and_then(Value::as_str) {
+        let key = if api == Api::Chat { "messages" } else { "input" };
+        if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
+            items.push(json!({"role": "user", "content": text}));
+        }
+    }
+    Ok((body, response))
+}
+
+pub fn show(store: &Store, session: &str, n: usize) -> Result<CallDetail> {
+    let (id, calls) = calls_of(store, session)?;
+    let call = nth(&calls, n, &id)?;
+    let (request, response) = request_body(store, &id, &call)?;
+    Ok(CallDetail { n, purpose: call.purpose, request, response })
+}
+
+/// A request split the way a server renders it: system, tools, messages; the rest are params.
+struct Rendered {
+    units: Vec<(&'static str, Option<usize>, Value)>,
+    params: serde_json::Map<String, Value>,
+}
+
+fn render(body: &Value) -> Rendered {
+    let key = if body.get("input").is_some() { "input" } else { "messages" };
+    let items = body.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut units = Vec::new();
+    let mut rest = items.into_iter().enumerate();
+    if let Some((_, system)) = rest.next() {
+        units.push(("system", None, system));
+    }
+    let tools = body.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+    units.extend(tools.into_iter().enumerate().map(|(i, t)| ("tools", Some(i), t)));
+    units.extend(rest.map(|(i, m)| ("messages", Some(i), m)));
+    let params = body
+        .as_object()
+        .map(|o| o.iter().filter(|(k, _)| !matches!(k.as_str(), "messages" | "input" | "tools")))
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Rendered { units, params }
+}
+
+fn excerpt(value: Option<&Value>) -> String {
+    let text = match value {
+        None => return "(absent)".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    let mut out: String = text.chars().take(80).collect();
+    if text.chars().count() > 80 {
+        out.push('…');
+    }
+    out
+}
+
+fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The first place two values differ, as a JSON pointer with both sides there.
+fn first_difference(before: &Value, after: &Value, path: String) -> Option<(String, String, String)> {
+    if before == after {
+        return None;
+    }
+    match (before, after) {
+        (Value::Object(b), Value::Object(a)) => {
+            for key in a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))) {
+                let here = format!("{path}/{}", escape_pointer(key));
+                match (b.get(key), a.get(key)) {
+                    (Some(x), Some(y)) => {
+                        if let Some(found) = first_difference(x, y, here) {
+                            return Some(found);
+                        }
+                    }
+                    (x, y) => return Some((here, excerpt(x), excerpt(y))),
+                }
+            }
+            None
+        }
+        (Value::Array(b), Value::Array(a)) => {
+            for i in 0..b.len().max(a.len()) {
+                let here = format!("{path}/{i}");
+                match (b.get(i), a.get(i)) {
+                    (Some(x), Some(y)) => {
+                        if let Some(found) = first_difference(x, y, here) {
+                            return Some(found);
+                        }
+                    }
+                    (x, y) => return Some((here, excerpt(x), excerpt(y))),
+                }
+            }
+            None
+        }
+        _ => Some((path, excerpt(Some(before)), excerpt(Some(after)))),
+    }
+}
+
+fn common_prefix(a: &str, b: &str) -> u64 {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count() as u64
+}
+
+/// Compares request `n` with `against` (default `n − 1`) in rendering order.
+pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> Result<CallDiff> {
+    let (id, calls) = calls_of(store, session)?;
+    let against = against.unwrap_or(n.saturating_sub(1));
+    let (new_call, old_call) = (nth(&calls, n, &id)?, nth(&calls, against, &id)?);
+    let (new_body, _) = request_body(store, &id, &new_call)?;
+    let (old_body, _) = request_body(store, &id, &old_call)?;
+    let (new, old) = (render(&new_body), render(&old_body));
+    let text = |v: &Value| v.to_string();
+    let against_chars: u64 = old.units.iter().map(|(_, _, v)| text(v).chars().count() as u64).sum();
+    let mut prefix = 0u64;
+    let mut divergence = None;
+    for (i, (part, index, old_value)) in old.units.iter().enumerate() {
+        match new.units.get(i) {
+            Some((new_part, new_index, new_value)) if new_part == part && new_value == old_value => {
+                prefix += text(old_value).chars().count() as u64;
+            }
+            Some((new_part, new_index, new_value)) => {
+                prefix += common_prefix(&text(old_value), &text(new_value));
+                let (path, before, after) = if new_part == part {
+                    first_difference(old_value, new_value, String::new()).unwrap_or_default()
+                } else {
+                    (String::new(), excerpt(Some(old_value)), excerpt(Some(new_value)))
+                };
+                divergence = Some(Divergence { part: new_part, index: *new_index, path, before, after });
+                break;
+            }
+            None => {
+                divergence = Some(Divergence {
+                    part,
+                    index: *index,
+                    path: String::new(),
+                    before: excerpt(Some(old_value)),
+                    after: "(absent)".into(),
+                });
+                break;
+            }
+        }
+    }
+    let cache_break = divergence.is_some();
+    let first_divergence = divergence.unwrap_or_else(|| {
+        let params =
+            first_difference(&Value::Object(old.params.clone()), &Value::Object(new.params.clone()), String::new());
+        match params {
+            Some((path, before, after)) => Divergence { part: "params", index: None, path, before, after },
+            None => Divergence {
+                part: "none",
+                index: None,
+                path: String::new(),
+                before: String::new(),
+                after: String::new(),
+            },
+        }
+    });
+    Ok(CallDiff {
+        n,
+        against,
+        common_prefix_chars: prefix,
+        against_chars,
+        common_prefix_tokens: estimate_tokens(prefix),
+        cached_tokens: new_call.cached_tokens,
+        cache_break,
+        first_divergence,
+    })
+}

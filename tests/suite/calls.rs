@@ -1,0 +1,78 @@
+//! The model-call ledger through `alisio calls`: every request rebuilt exactly as the server
+//! received it, and request diffs that say where the prompt cache breaks.
+
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+use super::support::{Answer, Harness, Reply};
+
+fn checkpoint() -> String {
+    json!({"goal": "g", "instructions": [], "discoveries": [], "accomplished": ["a"], "currentState": "s",
+           "nextSteps": ["n"], "relevantFiles": []})
+    .to_string()
+}
+
+#[tokio::test]
+async fn every_call_is_rebuilt_exactly_and_diffs_say_where_the_prefix_breaks() {
+    for stream in [true, false] {
+        let h = Harness::with_config(
+            vec![
+                Reply::Answer(Answer::calls(&[("c-1", "list_dir", json!({"path": "."}))])),
+                Reply::Answer(Answer::text("one")),
+                Reply::Answer(Answer::text("two")),
+                Reply::Answer(Answer::text(&checkpoint())),
+                Reply::Answer(Answer::text("three")),
+            ],
+            json!({"provider": {"stream": stream}, "compaction": {"keepTurns": 1}}),
+        )
+        .await;
+        let first = h.run(&[], "look around").await;
+        first.assert_ok();
+        let session = first.session();
+        h.run(&["--session", &session], "second").await.assert_ok();
+        h.alisio(&["compact", &session, "--json"]).await.assert_ok();
+        h.run(&["--session", &session], "third").await.assert_ok();
+
+        let list = h.alisio(&["calls", "list", &session, "--json"]).await.json();
+        let purposes: Vec<Value> = list.as_array().unwrap().iter().map(|c| json!([c["n"], c["purpose"]])).collect();
+        assert_eq!(
+            purposes,
+            [json!([1, "turn"]), json!([2, "turn"]), json!([3, "turn"]), json!([4, "compaction"]), json!([5, "turn"])]
+        );
+        assert_eq!(list[0]["finishReason"], "tool_calls");
+        assert_eq!(list[1]["promptTokens"], 100);
+
+        // Each rebuilt request equals, key for key, the body the server received.
+        let bodies = h.server.bodies();
+        for (i, body) in bodies.iter().enumerate() {
+            let shown = h.alisio(&["calls", "show", &session, &(i + 1).to_string(), "--json"]).await.json();
+            assert_eq!(&shown["request"], body, "call {} (stream {stream})", i + 1);
+        }
+        let shown = h.alisio(&["calls", "show", &session, "1", "--json"]).await.json();
+        assert_eq!(shown["response"]["toolCalls"][0]["id"], "c-1");
+        assert_eq!(shown["response"]["finishReason"], "tool_calls");
+
+        // Appending keeps the prefix: call 2 carries all of call 1.
+        let d = h.alisio(&["calls", "diff", &session, "2", "--json"]).await.json();
+        assert_eq!((d["cacheBreak"].clone(), d["firstDivergence"]["part"].clone()), (json!(false), json!("none")));
+        assert_eq!(d["commonPrefixChars"], d["againstChars"]);
+        // The summarizer appends to the live request; only params differ (tool_choice "none").
+        let d = h.alisio(&["calls", "diff", &session, "4", "--json"]).await.json();
+        assert_eq!(d["cacheBreak"], false);
+        assert_eq!(d["firstDivergence"]["part"], "params");
+        // After the compaction the checkpoint replaces the first turn: the prefix breaks at message 1.
+        let d = h.alisio(&["calls", "diff", &session, "5", "--against", "3", "--json"]).await.json();
+        assert_eq!(d["cacheBreak"], true);
+        assert_eq!(
+            (d["firstDivergence"]["part"].clone(), d["firstDivergence"]["index"].clone()),
+            (json!("messages"), json!(1))
+        );
+        assert_eq!(d["firstDivergence"]["path"], "/content");
+        assert_eq!(d["firstDivergence"]["before"], "look around");
+        assert!(d["commonPrefixChars"].as_u64().unwrap() < d["againstChars"].as_u64().unwrap());
+
+        let missing = h.alisio(&["calls", "show", &session, "9"]).await;
+        assert_eq!(missing.code, 2);
+        assert!(missing.stderr.contains("has 5 model call(s); there is no call 9"), "{}", missing.stderr);
+    }
+}
