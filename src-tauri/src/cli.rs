@@ -101,6 +101,9 @@ pub enum CallsCommand {
         #[arg(long, value_name = "M")]
         against: Option<usize>,
     },
+    /// Send call N's exact request again to the configured provider (another model with --config)
+    /// and show both answers; stored as a `replay` call, never part of the transcript
+    Replay { session: String, n: usize },
 }
 
 #[derive(Subcommand)]
@@ -164,13 +167,15 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
             command,
             Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } }
                 | Command::Models
-                | Command::Calls { .. }
+                | Command::Calls {
+                    command: CallsCommand::List { .. } | CallsCommand::Show { .. } | CallsCommand::Diff { .. }
+                }
         );
         let context = Context::open(&global, read_only)?;
         match command {
             Command::Run { session, yes, prompt } => run_turn(&context, session, yes, prompt).await,
             Command::Sessions { command } => sessions(&context, command).await,
-            Command::Calls { command } => calls(&context, command),
+            Command::Calls { command } => calls(&context, command).await,
             Command::Models => models(&context).await,
             Command::Compact { session, focus, preview, apply, checkpoint, discard, undo } => {
                 compact(&context, CompactArgs { session, focus, preview, apply, checkpoint, discard, undo }).await
@@ -330,7 +335,7 @@ async fn models(context: &Context) -> Result<()> {
     }
 }
 
-fn calls(context: &Context, command: CallsCommand) -> Result<()> {
+async fn calls(context: &Context, command: CallsCommand) -> Result<()> {
     use alisio_engine::calls;
     match command {
         CallsCommand::List { session } => {
@@ -353,6 +358,13 @@ fn calls(context: &Context, command: CallsCommand) -> Result<()> {
                 return print_json(&diff);
             }
             human::print_call_diff(&diff);
+        }
+        CallsCommand::Replay { session, n } => {
+            let report = context.engine()?.replay_call(&session, n, &interrupt_token()).await?;
+            if context.json {
+                return print_json(&report);
+            }
+            human::print_replay(&report);
         }
     }
     Ok(())

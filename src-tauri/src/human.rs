@@ -217,3 +217,12 @@ pub fn print_call_diff(diff: &alisio_engine::calls::CallDiff) {
         );
     }
 }
+
+pub fn print_replay(report: &alisio_engine::calls::ReplayReport) {
+    let text = |v: &Option<serde_json::Value>| {
+        v.as_ref().and_then(|r| r["text"].as_str()).unwrap_or("(no answer recorded)").to_string()
+    };
+    println!("call {} replayed as call {} on {}", report.replay_of, report.n, report.model);
+    println!("original:\n{}", text(&report.original));
+    println!("replay:\n{}", text(&report.replay));
+}

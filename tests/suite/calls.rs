@@ -76,3 +76,40 @@ async fn every_call_is_rebuilt_exactly_and_diffs_say_where_the_prefix_breaks() {
         assert!(missing.stderr.contains("has 5 model call(s); there is no call 9"), "{}", missing.stderr);
     }
 }
+
+#[tokio::test]
+async fn replay_sends_the_exact_request_again_and_keeps_it_out_of_the_transcript() {
+    let h = Harness::new(vec![
+        Reply::Answer(Answer::text("original answer")),
+        Reply::Answer(Answer::text("replayed answer")),
+        Reply::Answer(Answer::text("other model's answer")),
+    ])
+    .await;
+    let run = h.run(&[], "question").await;
+    run.assert_ok();
+    let session = run.session();
+    let messages_before = h.rows("SELECT count(*) FROM messages");
+
+    let replay = h.alisio(&["calls", "replay", &session, "1", "--json"]).await;
+    replay.assert_ok();
+    let report = replay.json();
+    assert_eq!((report["n"].clone(), report["replayOf"].clone()), (json!(2), json!(1)));
+    assert_eq!(report["original"]["text"], "original answer");
+    assert_eq!(report["replay"]["text"], "replayed answer");
+    let bodies = h.server.bodies();
+    assert_eq!(bodies[1], bodies[0], "the exact request, again");
+
+    // Another model through --config: only the model changes.
+    let other = h.home.path().join("other.json");
+    std::fs::write(&other, json!({"provider": {"model": "other-model"}}).to_string()).unwrap();
+    let replay = h.alisio(&["calls", "replay", &session, "1", "--config", other.to_str().unwrap(), "--json"]).await;
+    replay.assert_ok();
+    let mut expected = bodies[0].clone();
+    expected["model"] = json!("other-model");
+    assert_eq!(h.server.bodies()[2], expected);
+
+    let list = h.alisio(&["calls", "list", &session, "--json"]).await.json();
+    let purposes: Vec<&str> = list.as_array().unwrap().iter().map(|c| c["purpose"].as_str().unwrap()).collect();
+    assert_eq!(purposes, ["turn", "replay", "replay"]);
+    assert_eq!(h.rows("SELECT count(*) FROM messages"), messages_before, "the transcript is untouched");
+}

@@ -133,6 +133,25 @@ pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Res
     Ok((body, response))
 }
 
+/// Call `n` of a session (`1..n` in the order sent), with the session's full id.
+pub fn call(store: &Store, session: &str, n: usize) -> Result<(String, ModelCallRecord)> {
+    let (id, calls) = calls_of(store, session)?;
+    let call = nth(&calls, n, &id)?;
+    Ok((id, call))
+}
+
+/// `calls replay`: the new call beside the original.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayReport {
+    /// The replay's own number in the ledger.
+    pub n: usize,
+    pub replay_of: usize,
+    pub model: String,
+    pub original: Option<Value>,
+    pub replay: Option<Value>,
+}
+
 pub fn show(store: &Store, session: &str, n: usize) -> Result<CallDetail> {
     let (id, calls) = calls_of(store, session)?;
     let call = nth(&calls, n, &id)?;

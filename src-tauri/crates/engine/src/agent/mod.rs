@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::calls::{self, ReplayReport};
 use crate::claim::SessionClaim;
 use crate::compaction::plugins::{self, CompactionPlugin};
 use crate::compaction::{self, strategy_for, CompactOutcome, Pressure, StepEnd, ToolGate};
@@ -258,6 +259,26 @@ impl Engine {
     /// The context window: `provider.contextWindow`, else what the server reports (asked once).
     pub async fn context_window(&self) -> Option<u64> {
         self.model.context_window().await
+    }
+
+    /// Sends call `n`'s exact request again to the configured provider (its model may differ) and
+    /// records it as a `replay` call; the transcript is not touched, so no claim is needed.
+    pub async fn replay_call(&self, session: &str, n: usize, cancel: &CancellationToken) -> Result<ReplayReport> {
+        let (id, original) = calls::call(&self.store, session, n)?;
+        let (body, original_response) = calls::request_body(&self.store, &id, &original)?;
+        let (system, _) = self.store.model_call_payload(original.id)?;
+        let (call_id, mut completion) = self.model.replay(&self.store, &id, &original, &system, body, cancel).await?;
+        self.secrets.redact_in_place(&mut completion.text);
+        self.model.finish(&self.store, call_id, &completion, None)?;
+        let replay = self.store.model_call_payload(call_id)?.1;
+        let number = self.store.model_calls(&id)?.iter().position(|c| c.id == call_id).map_or(0, |i| i + 1);
+        Ok(ReplayReport {
+            n: number,
+            replay_of: n,
+            model: self.config.provider.model.clone(),
+            original: original_response,
+            replay,
+        })
     }
 
     /// Whether the cache-compatible strategy is the compactor for the configured model.

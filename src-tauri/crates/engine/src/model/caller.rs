@@ -12,7 +12,7 @@ use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
 use crate::provider::{build_body, Completion, RequestOptions};
-use crate::store::{ModelCallStart, ModelCallUpdate, Store};
+use crate::store::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Store};
 use crate::transcript::estimate_tokens;
 use crate::view::PreparedRequest;
 
@@ -22,6 +22,8 @@ pub enum Purpose {
     Turn,
     Compaction,
     CacheSummary,
+    /// A past request sent again (`alisio calls replay`); never part of the transcript.
+    Replay,
 }
 
 impl Purpose {
@@ -30,6 +32,7 @@ impl Purpose {
             Purpose::Turn => "turn",
             Purpose::Compaction => "compaction",
             Purpose::CacheSummary => "cache-summary",
+            Purpose::Replay => "replay",
         }
     }
 }
@@ -139,6 +142,46 @@ impl ModelCaller {
             Err(err) => {
                 let error = if matches!(err, Error::Cancelled) { "cancelled".to_string() } else { err.to_string() };
                 store.finish_model_call(call_id, &ModelCallUpdate { error: Some(error), ..Default::default() })?;
+                Err(err)
+            }
+        }
+    }
+
+    /// Sends a past request's body again as it is (its model set to the configured one), recorded in
+    /// the ledger as a `replay` with the records the original was formed from.
+    pub async fn replay(
+        &self,
+        store: &Store,
+        session: &str,
+        original: &ModelCallRecord,
+        system_prompt: &str,
+        mut body: Value,
+        cancel: &CancellationToken,
+    ) -> Result<(i64, Completion)> {
+        body["model"] = json!(self.config.model);
+        let mut params = original.params.clone();
+        params["replayOf"] = json!(original.id);
+        let ranges: Vec<[i64; 2]> = serde_json::from_value(original.message_ranges.clone())?;
+        let call_id = store.insert_model_call(&ModelCallStart {
+            session,
+            purpose: Purpose::Replay.as_str(),
+            api: &original.api,
+            model: &self.config.model,
+            system_prompt,
+            message_ranges: &ranges,
+            params: &params,
+            tool_catalog_chars: original.tool_catalog_chars,
+            request_chars: original.request_chars,
+            estimated_tokens: original.estimated_tokens,
+            started_at: &now_rfc3339(),
+        })?;
+        match self.client.send(&body, &mut |_| {}, cancel).await {
+            Ok(completion) => Ok((call_id, completion)),
+            Err(err) => {
+                store.finish_model_call(
+                    call_id,
+                    &ModelCallUpdate { error: Some(err.to_string()), ..Default::default() },
+                )?;
                 Err(err)
             }
         }
