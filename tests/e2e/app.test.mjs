@@ -134,6 +134,16 @@ async function demoFlow() {
   const nextSteps = await driver.waitFor("[data-testid=section-nextSteps]", { text: "Run the parser tests again" });
   assert.ok(nextSteps);
 
+  // Requests: the call after the demo's first compaction rewrote the prefix — a cache break.
+  await driver.click(await driver.waitFor("[data-testid=tab-requests]"));
+  const rows = await driver.waitFor("[data-testid=request-row]");
+  assert.ok(rows);
+  await driver.click(await driver.waitFor("[data-testid=request-row]:nth-child(6) td"));
+  await driver.waitFor("[data-testid=cache-badge]", { text: "cache break at message 1" });
+  await driver.waitFor("[data-testid=divergence]", { text: "messages 1" });
+  await driver.waitFor("[data-testid=raw-response]", { text: "Answer as received" });
+  await shot("requests");
+
   // The summarizer got the live request with the focus appended.
   const ask = (await server.received())[1].messages.at(-1).content;
   assert.match(ask, /Focus the checkpoint on: e2e focus on the parser/);

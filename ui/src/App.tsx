@@ -17,19 +17,21 @@ import { Composer } from "./panes/Composer";
 import { Inspector } from "./panes/Inspector";
 import { ModelPane } from "./panes/ModelPane";
 import { PermissionDialog } from "./panes/PermissionDialog";
+import { RequestsPane } from "./panes/RequestsPane";
 import { SessionsPane } from "./panes/Sessions";
 import { StoredPane } from "./panes/StoredPane";
 import { Timeline } from "./panes/Timeline";
 import { Toolbar } from "./panes/Toolbar";
 import { TrimmedOutputs } from "./panes/TrimmedOutputs";
 
-export type Tab = "stored" | "model" | "timeline" | "diffs";
+export type Tab = "stored" | "model" | "timeline" | "diffs" | "requests";
 
 const TABS: Array<[Tab, string, string]> = [
   ["stored", "Stored", "Ctrl+1"],
   ["model", "Model view", "Ctrl+2"],
   ["timeline", "Compactions", "Ctrl+3"],
   ["diffs", "Trimmed outputs", "Ctrl+4"],
+  ["requests", "Requests", "Ctrl+5"],
 ];
 
 export function App() {
@@ -163,6 +165,7 @@ export function App() {
           )}
           {selected && tab === "timeline" && <Timeline compactions={view.stored?.compactions ?? []} onJump={jumpTo} />}
           {selected && tab === "diffs" && <TrimmedOutputs trimmed={trimmed} diff={diff} onOpen={openDiff} />}
+          {selected && tab === "requests" && <RequestsPane session={selected} version={view.stored?.modelCalls.length ?? 0} fail={feedback.fail} />}
         </section>
 
         <Composer inputRef={composer} hasSession={selected !== null} running={live.running !== null} streaming={live.streaming} onSend={send} onStop={stop} />

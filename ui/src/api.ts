@@ -2,6 +2,8 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
+  CallDetail,
+  CallSummary,
   CompactOutcome,
   CompactRequest,
   ConfigDocument,
@@ -11,6 +13,7 @@ import type {
   ModelView,
   PastRequest,
   RecoverReport,
+  RequestDiff,
   SessionSummary,
   StoredMessage,
   StoredView,
@@ -40,6 +43,9 @@ export const api = {
   getConfig: () => invoke<ConfigDocument>("get_config"),
   saveConfig: (raw: JsonValue) => invoke<ConfigDocument>("save_config", { raw }),
   testConnection: (raw: JsonValue) => invoke<ConnectionReport>("test_connection", { raw }),
+  callList: (session: string) => invoke<CallSummary[]>("call_list", { session }),
+  callDetail: (session: string, n: number) => invoke<CallDetail>("call_detail", { session, n }),
+  requestDiff: (session: string, n: number, against: number | null) => invoke<RequestDiff>("request_diff", { session, n, against }),
 };
 
 export function onUiEvent(handler: (event: UiEvent) => void): Promise<UnlistenFn> {

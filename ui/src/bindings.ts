@@ -95,6 +95,56 @@ notRun: Array<JournalEntry>,
  */
 killed: Array<string>, };
 
+export type CallSummary = { n: number, purpose: string, startedAt: string, requestChars: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, };
+
+export type CallDetail = { n: number, purpose: string, request: JsonValue, response: JsonValue | null, };
+
+export type CallDiff = { n: number, against: number, commonPrefixChars: number, againstChars: number, commonPrefixTokens: number, cachedTokens: number | null, cacheBreak: boolean, firstDivergence: Divergence, 
+/**
+ * Characters of request `n` in rendering order (system, tools, messages).
+ */
+newChars: number, 
+/**
+ * Messages (system excluded) at the same index in both requests and equal.
+ */
+sameMessages: number, 
+/**
+ * Messages added, removed or changed, by index in the request.
+ */
+messageChanges: Array<MessageChange>, toolChanges: ToolChanges, paramChanges: Array<ParamChange>, };
+
+export type Divergence = { 
+/**
+ * `system`, `tools`, `messages`, `params` or `none`.
+ */
+part: string, 
+/**
+ * The message's index in the request's `messages` (or `input`), or the tool's index.
+ */
+index: number | null, 
+/**
+ * JSON pointer inside that item.
+ */
+path: string, before: string, after: string, };
+
+export type MessageChange = { index: number, 
+/**
+ * `added`, `removed` or `changed`.
+ */
+change: string, role: string, 
+/**
+ * The message's text (its content, or the whole item as JSON when it has no text content).
+ */
+before: string | null, after: string | null, };
+
+export type ToolChanges = { added: Array<string>, removed: Array<string>, changed: Array<string>, 
+/**
+ * The same tools in another order (a reordered catalog breaks a prefix cache).
+ */
+reordered: boolean, };
+
+export type ParamChange = { key: string, before: JsonValue | null, after: JsonValue | null, };
+
 export type IpcError = { code: ErrorCode, message: string, };
 
 export type ErrorCode = "invalid" | "uncertain" | "failed";
@@ -132,6 +182,10 @@ beyondWindowChars: number, lines: Array<DiffLine>, };
 export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
 
 export type LineTag = "equal" | "delete" | "insert" | "skipped";
+
+export type RequestDiff = { diff: CallDiff, lines: Array<MessageLines>, };
+
+export type MessageLines = { index: number, lines: Array<DiffLine>, };
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

@@ -1,7 +1,7 @@
 // Presentational pieces of the window: message cards, checkpoint cards, the context meter, diffs.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { CHECKPOINT_SECTIONS, type CompactionView, type ContextMeter, type StoredMessage, type TrimmedDiff, type WireItem } from "./bindings";
+import { CHECKPOINT_SECTIONS, type CompactionView, type ContextMeter, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
 import { formatChars, formatTokens, meterParts, preview } from "./logic";
 
 export function Collapsible(props: { text: string; testId?: string }) {
@@ -147,37 +147,44 @@ export function DiffTable(props: { diff: TrimmedDiff }) {
         {formatChars(d.reducedChars)}) · cut {formatChars(d.cutChars)}
         {d.beyondWindowChars > 0 && ` · ${formatChars(d.beyondWindowChars)} beyond the diff window not shown`}
       </div>
-      <table class="diff-table">
-        <colgroup>
-          <col class="ln-col" />
-          <col />
-          <col class="ln-col" />
-          <col />
-        </colgroup>
-        <thead>
-          <tr>
-            <th colSpan={2}>Original (stored)</th>
-            <th colSpan={2}>Sent to the model</th>
-          </tr>
-        </thead>
-        <tbody>
-          {d.lines.map((l) =>
-            l.tag === "skipped" ? (
-              <tr class="skipped">
-                <td colSpan={4}>⋯ {l.text}</td>
-              </tr>
-            ) : (
-              <tr class={l.tag}>
-                <td class="ln">{l.oldLine ?? ""}</td>
-                <td class="old">{l.tag !== "insert" ? l.text : ""}</td>
-                <td class="ln">{l.newLine ?? ""}</td>
-                <td class="new">{l.tag !== "delete" ? l.text : ""}</td>
-              </tr>
-            ),
-          )}
-        </tbody>
-      </table>
+      <LineTable lines={d.lines} before="Original (stored)" after="Sent to the model" />
     </div>
+  );
+}
+
+/** A side-by-side line diff computed in Rust (`similar`). */
+export function LineTable(props: { lines: DiffLine[]; before: string; after: string }) {
+  return (
+    <table class="diff-table">
+      <colgroup>
+        <col class="ln-col" />
+        <col />
+        <col class="ln-col" />
+        <col />
+      </colgroup>
+      <thead>
+        <tr>
+          <th colSpan={2}>{props.before}</th>
+          <th colSpan={2}>{props.after}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.lines.map((l) =>
+          l.tag === "skipped" ? (
+            <tr class="skipped">
+              <td colSpan={4}>⋯ {l.text}</td>
+            </tr>
+          ) : (
+            <tr class={l.tag}>
+              <td class="ln">{l.oldLine ?? ""}</td>
+              <td class="old">{l.tag !== "insert" ? l.text : ""}</td>
+              <td class="ln">{l.newLine ?? ""}</td>
+              <td class="new">{l.tag !== "delete" ? l.text : ""}</td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
   );
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
+import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { filterSessions, firstVisible, formatSpan, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+import { cacheVerdict, filterSessions, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -162,5 +162,26 @@ describe("reduceUiEvent", () => {
     const [after, effect] = reduceUiEvent(running, { kind: "turnFinished", session: "s", error: "boom" }, "s");
     expect(after).toEqual(IDLE);
     expect(effect).toEqual({ refresh: true, error: "boom" });
+  });
+});
+
+describe("request diffs", () => {
+  const diff = (over: Partial<CallDiff>): CallDiff => ({
+    n: 2, against: 1, commonPrefixChars: 800, againstChars: 1000, commonPrefixTokens: 200, cachedTokens: 190, cacheBreak: true,
+    firstDivergence: { part: "messages", index: 1, path: "/content", before: "a", after: "b" }, newChars: 900, sameMessages: 0,
+    messageChanges: [], toolChanges: { added: [], removed: [], changed: [], reordered: false }, paramChanges: [], ...over,
+  });
+
+  it("splits the bar into shared, new and dropped", () => {
+    expect(prefixParts(diff({}))).toEqual({ shared: 800, added: 100, dropped: 200, total: 1100 });
+  });
+
+  it("calls a rewritten prefix a break, a kept one the server skipped a miss", () => {
+    expect(cacheVerdict(diff({})).status).toBe("break");
+    expect(cacheVerdict(diff({})).label).toContain("message 1");
+    const kept = { cacheBreak: false, commonPrefixChars: 1000, commonPrefixTokens: 250 };
+    expect(cacheVerdict(diff({ ...kept, cachedTokens: 240 })).status).toBe("reused");
+    expect(cacheVerdict(diff({ ...kept, cachedTokens: 10 })).status).toBe("missed");
+    expect(cacheVerdict(diff({ ...kept, cachedTokens: null })).status).toBe("unknown");
   });
 });

@@ -1,6 +1,6 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CompactionView, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallDiff, type CompactionView, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -193,4 +193,28 @@ export function firstVisible(prefix: number[], top: number): number {
     else hi = mid;
   }
   return Math.max(0, lo);
+}
+
+/** The request-diff prefix bar: what request N shares with M, what it adds, what it dropped. */
+export function prefixParts(d: CallDiff): { shared: number; added: number; dropped: number; total: number } {
+  const shared = d.commonPrefixChars;
+  return { shared, added: Math.max(0, d.newChars - shared), dropped: Math.max(0, d.againstChars - shared), total: Math.max(1, d.newChars + Math.max(0, d.againstChars - shared)) };
+}
+
+export type CacheVerdict = { status: "reused" | "missed" | "break" | "unknown"; expected: number; reported: number | null; label: string };
+
+/**
+ * What a prefix cache could reuse (the shared prefix, in estimated tokens) against what the server
+ * reported as cached: a rewritten prefix is a break; a kept prefix the server did not reuse is a miss.
+ */
+export function cacheVerdict(d: CallDiff): CacheVerdict {
+  const expected = d.commonPrefixTokens;
+  const reported = d.cachedTokens;
+  if (d.cacheBreak) {
+    const where = d.firstDivergence.part === "messages" ? `message ${d.firstDivergence.index}` : d.firstDivergence.part;
+    return { status: "break", expected, reported, label: `cache break at ${where}: ≈ ${expected} tokens reusable, ${reported ?? "?"} reported` };
+  }
+  if (reported === null) return { status: "unknown", expected, reported, label: `≈ ${expected} tokens reusable; the server reported no cached tokens` };
+  const status = reported * 2 >= expected ? "reused" : "missed";
+  return { status, expected, reported, label: `≈ ${expected} tokens reusable, ${reported} reported cached` };
 }

@@ -116,3 +116,30 @@ pub async fn save_config(backend: State<'_, Backend>, raw: Value) -> IpcResult<C
 pub async fn test_connection(backend: State<'_, Backend>, raw: Value) -> IpcResult<ConnectionReport> {
     backend.test_connection(raw).await
 }
+
+#[tauri::command]
+pub async fn call_list(
+    backend: State<'_, Backend>,
+    session: String,
+) -> IpcResult<Vec<alisio_engine::calls::CallSummary>> {
+    backend.call_list(&session)
+}
+
+#[tauri::command]
+pub async fn call_detail(
+    backend: State<'_, Backend>,
+    session: String,
+    n: usize,
+) -> IpcResult<alisio_engine::calls::CallDetail> {
+    backend.call_detail(&session, n)
+}
+
+#[tauri::command]
+pub async fn request_diff(
+    backend: State<'_, Backend>,
+    session: String,
+    n: usize,
+    against: Option<usize>,
+) -> IpcResult<alisio_ipc::RequestDiff> {
+    backend.request_diff(&session, n, against).await
+}

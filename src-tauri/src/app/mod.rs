@@ -47,6 +47,9 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::get_config,
             commands::save_config,
             commands::test_connection,
+            commands::call_list,
+            commands::call_detail,
+            commands::request_diff,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

@@ -17,6 +17,7 @@ use crate::view::expand_ranges;
 
 /// One line of `calls list`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallSummary {
     pub n: usize,
@@ -34,6 +35,7 @@ pub struct CallSummary {
 
 /// `calls show`: the request as sent and the answer as received.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallDetail {
     pub n: usize,
@@ -44,6 +46,7 @@ pub struct CallDetail {
 
 /// `calls diff`: how request `n` compares with request `against`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallDiff {
     pub n: usize,
@@ -54,9 +57,132 @@ pub struct CallDiff {
     pub cached_tokens: Option<u64>,
     pub cache_break: bool,
     pub first_divergence: Divergence,
+    /// Characters of request `n` in rendering order (system, tools, messages).
+    pub new_chars: u64,
+    /// Messages (system excluded) at the same index in both requests and equal.
+    pub same_messages: usize,
+    /// Messages added, removed or changed, by index in the request.
+    pub message_changes: Vec<MessageChange>,
+    pub tool_changes: ToolChanges,
+    pub param_changes: Vec<ParamChange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MessageChange {
+    pub index: usize,
+    /// `added`, `removed` or `changed`.
+    pub change: &'static str,
+    pub role: String,
+    /// The message's text (its content, or the whole item as JSON when it has no text content).
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolChanges {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<String>,
+    /// The same tools in another order (a reordered catalog breaks a prefix cache).
+    pub reordered: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ParamChange {
+    pub key: String,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// A message's text for reading and diffing.
+fn message_text(item: &Value) -> String {
+    match item.get("content") {
+        Some(Value::String(text)) if item.get("tool_calls").is_none() => text.clone(),
+        _ => serde_json::to_string_pretty(item).unwrap_or_default(),
+    }
+}
+
+fn role_of(item: &Value) -> String {
+    item.get("role").or_else(|| item.get("type")).and_then(Value::as_str).unwrap_or("item").to_string()
+}
+
+fn tool_name(tool: &Value) -> String {
+    tool.pointer("/function/name").or_else(|| tool.get("name")).and_then(Value::as_str).unwrap_or("?").to_string()
+}
+
+/// Messages compared by position; tools by name; params by key.
+fn structural_changes(old: &Rendered, new: &Rendered) -> (usize, Vec<MessageChange>, ToolChanges, Vec<ParamChange>) {
+    let pick = |r: &Rendered, part: &str| -> Vec<(usize, Value)> {
+        r.units.iter().filter(|(p, _, _)| *p == part).map(|(_, i, v)| (i.unwrap_or(0), v.clone())).collect()
+    };
+    let (old_messages, new_messages) = (pick(old, "messages"), pick(new, "messages"));
+    let mut same = 0;
+    let mut changes = Vec::new();
+    for i in 0..old_messages.len().max(new_messages.len()) {
+        match (old_messages.get(i), new_messages.get(i)) {
+            (Some((_, a)), Some((_, b))) if a == b => same += 1,
+            (Some((index, a)), Some((_, b))) => changes.push(MessageChange {
+                index: *index,
+                change: "changed",
+                role: role_of(b),
+                before: Some(message_text(a)),
+                after: Some(message_text(b)),
+            }),
+            (Some((index, a)), None) => changes.push(MessageChange {
+                index: *index,
+                change: "removed",
+                role: role_of(a),
+                before: Some(message_text(a)),
+                after: None,
+            }),
+            (None, Some((index, b))) => changes.push(MessageChange {
+                index: *index,
+                change: "added",
+                role: role_of(b),
+                before: None,
+                after: Some(message_text(b)),
+            }),
+            (None, None) => {}
+        }
+    }
+    let (old_tools, new_tools) = (pick(old, "tools"), pick(new, "tools"));
+    let names = |tools: &[(usize, Value)]| tools.iter().map(|(_, t)| tool_name(t)).collect::<Vec<_>>();
+    let (old_names, new_names) = (names(&old_tools), names(&new_tools));
+    let find =
+        |tools: &[(usize, Value)], name: &str| tools.iter().find(|(_, t)| tool_name(t) == name).map(|(_, t)| t.clone());
+    let tool_changes = ToolChanges {
+        added: new_names.iter().filter(|n| !old_names.contains(n)).cloned().collect(),
+        removed: old_names.iter().filter(|n| !new_names.contains(n)).cloned().collect(),
+        changed: new_names
+            .iter()
+            .filter(|n| old_names.contains(n) && find(&old_tools, n) != find(&new_tools, n))
+            .cloned()
+            .collect(),
+        reordered: {
+            let common_old: Vec<&String> = old_names.iter().filter(|n| new_names.contains(n)).collect();
+            let common_new: Vec<&String> = new_names.iter().filter(|n| old_names.contains(n)).collect();
+            common_old != common_new
+        },
+    };
+    let mut keys: Vec<&String> = new.params.keys().chain(old.params.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let param_changes = keys
+        .into_iter()
+        .filter(|k| old.params.get(*k) != new.params.get(*k))
+        .map(|k| ParamChange { key: k.clone(), before: old.params.get(k).cloned(), after: new.params.get(k).cloned() })
+        .collect();
+    (same, changes, tool_changes, param_changes)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Divergence {
     /// `system`, `tools`, `messages`, `params` or `none`.
@@ -142,6 +268,7 @@ pub fn call(store: &Store, session: &str, n: usize) -> Result<(String, ModelCall
 
 /// `calls replay`: the new call beside the original.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayReport {
     /// The replay's own number in the ledger.
@@ -285,6 +412,8 @@ pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> R
         }
     }
     let cache_break = divergence.is_some();
+    let new_chars: u64 = new.units.iter().map(|(_, _, v)| text(v).chars().count() as u64).sum();
+    let (same_messages, message_changes, tool_changes, param_changes) = structural_changes(&old, &new);
     let first_divergence = divergence.unwrap_or_else(|| {
         let params =
             first_difference(&Value::Object(old.params.clone()), &Value::Object(new.params.clone()), String::new());
@@ -308,5 +437,10 @@ pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> R
         cached_tokens: new_call.cached_tokens,
         cache_break,
         first_divergence,
+        new_chars,
+        same_messages,
+        message_changes,
+        tool_changes,
+        param_changes,
     })
 }

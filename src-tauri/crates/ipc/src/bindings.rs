@@ -24,10 +24,12 @@ pub fn typescript() -> String {
         e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
         e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,
         e::events::Size, e::compaction::CompactOutcome, e::compaction::checkpoint::Checkpoint,
-        e::agent::RecoverReport,
+        e::agent::RecoverReport, e::calls::CallSummary, e::calls::CallDetail, e::calls::CallDiff,
+        e::calls::Divergence, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,
         super::IpcError, super::ErrorCode, super::UiEvent, super::ContextMeter, super::PastRequest,
         super::ConfigDocument, super::ConnectionReport, super::CompactRequest,
-        super::diff::TrimmedDiff, super::diff::DiffLine, super::diff::LineTag,
+        super::diff::TrimmedDiff, super::diff::DiffLine, super::diff::LineTag, super::RequestDiff,
+        super::MessageLines,
     );
     let mut file = String::from(
         "// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.\n\

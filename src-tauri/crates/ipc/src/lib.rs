@@ -93,6 +93,21 @@ pub struct ContextMeter {
 }
 
 /// A past request rebuilt from the ledger.
+/// A request diff for the window: the comparison and a line diff of each changed message.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestDiff {
+    pub diff: alisio_engine::calls::CallDiff,
+    pub lines: Vec<MessageLines>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageLines {
+    pub index: u32,
+    pub lines: Vec<diff::DiffLine>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PastRequest {
@@ -291,6 +306,37 @@ impl Backend {
             tool_catalog_chars: pressure.tool_catalog_chars,
             estimated_tokens: pressure.request_tokens(),
         })
+    }
+
+    /// Every model call of the session, numbered 1..n in the order sent.
+    pub fn call_list(&self, session: &str) -> IpcResult<Vec<alisio_engine::calls::CallSummary>> {
+        Ok(alisio_engine::calls::list(&self.store, session)?)
+    }
+
+    /// Call `n`'s exact request (rebuilt) and the answer as received.
+    pub fn call_detail(&self, session: &str, n: usize) -> IpcResult<alisio_engine::calls::CallDetail> {
+        Ok(alisio_engine::calls::show(&self.store, session, n)?)
+    }
+
+    /// Request `n` against `against` (default `n − 1`), with a line diff of each changed message.
+    pub async fn request_diff(&self, session: &str, n: usize, against: Option<usize>) -> IpcResult<RequestDiff> {
+        let store = self.store.clone();
+        let session = session.to_string();
+        tokio::task::spawn_blocking(move || -> IpcResult<RequestDiff> {
+            let diff = alisio_engine::calls::diff(&store, &session, n, against)?;
+            let lines = diff
+                .message_changes
+                .iter()
+                .filter(|c| c.change == "changed")
+                .map(|c| MessageLines {
+                    index: c.index as u32,
+                    lines: diff::line_diff(c.before.as_deref().unwrap_or(""), c.after.as_deref().unwrap_or("")).0,
+                })
+                .collect();
+            Ok(RequestDiff { diff, lines })
+        })
+        .await
+        .map_err(|e| IpcError { code: ErrorCode::Failed, message: format!("the diff failed: {e}") })?
     }
 
     /// The original beside the reduced copy the model got (for a message cut by the reduction).

@@ -1,0 +1,135 @@
+// Requests (Ctrl+5): every model call; the picked one against the previous (or any other): the
+// shared prefix, the first divergence, what changed in messages, tools and params, whether the
+// prompt cache could be reused and what the server reported — and the answer as received.
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import type { CallDetail, CallSummary, JsonValue, RequestDiff } from "../bindings";
+import { LineTable } from "../components";
+import { cacheVerdict, formatChars, prefixParts, tokensOf } from "../logic";
+
+export function RequestsPane(props: { session: string; version: number; fail: (e: unknown) => void }) {
+  const [calls, setCalls] = useState<CallSummary[]>([]);
+  const [n, setN] = useState<number | null>(null);
+  const [against, setAgainst] = useState<number | null>(null);
+  const [diff, setDiff] = useState<RequestDiff | null>(null);
+  const [detail, setDetail] = useState<CallDetail | null>(null);
+
+  useEffect(() => {
+    api.callList(props.session).then((list) => {
+      setCalls(list);
+      setN((current) => (current !== null && current <= list.length ? current : list.length || null));
+    }, props.fail);
+  }, [props.session, props.version]);
+
+  useEffect(() => {
+    setDiff(null);
+    setDetail(null);
+    if (n === null) return;
+    api.callDetail(props.session, n).then(setDetail, props.fail);
+    const base = against ?? n - 1;
+    if (base >= 1 && base !== n) api.requestDiff(props.session, n, base).then(setDiff, props.fail);
+  }, [props.session, n, against, props.version]);
+
+  if (calls.length === 0) return <div class="empty">No model calls yet.</div>;
+  return (
+    <div class="requests" data-testid="requests">
+      <table class="calls request-list" data-testid="request-list">
+        <thead>
+          <tr><th>#</th><th>purpose</th><th>prompt</th><th>cached</th><th>out</th></tr>
+        </thead>
+        <tbody>
+          {calls.map((c) => (
+            <tr class={`${c.n === n ? "active" : ""} ${c.error ? "failed" : ""}`} onClick={() => { setN(c.n); setAgainst(null); }} data-testid="request-row" title={c.error ?? c.startedAt}>
+              <td>{c.n}</td>
+              <td>{c.purpose}</td>
+              <td>{c.promptTokens ?? "–"}</td>
+              <td>{c.cachedTokens ?? "–"}</td>
+              <td>{c.completionTokens ?? "–"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="request-detail">
+        {n !== null && (
+          <div class="pane-head">
+            <strong>Call #{n}</strong>
+            <label>
+              against{" "}
+              <select value={String(against ?? n - 1)} onChange={(e) => setAgainst(Number((e.target as HTMLSelectElement).value))} data-testid="against-select">
+                {calls.filter((c) => c.n !== n).map((c) => <option value={String(c.n)}>#{c.n} {c.purpose}</option>)}
+              </select>
+            </label>
+          </div>
+        )}
+        {diff && <DiffSummary diff={diff} />}
+        {detail && <RawResponse detail={detail} />}
+      </div>
+    </div>
+  );
+}
+
+function DiffSummary(props: { diff: RequestDiff }) {
+  const d = props.diff.diff;
+  const parts = prefixParts(d);
+  const verdict = cacheVerdict(d);
+  const pct = (x: number) => `${(100 * x) / parts.total}%`;
+  const div = d.firstDivergence;
+  return (
+    <div class="request-diff" data-testid="request-diff">
+      <div class={`flag cache-${verdict.status}`} data-testid="cache-badge">{verdict.label}</div>
+      <div class="prefix-bar" title="shared / new / dropped">
+        <span class="shared" style={{ width: pct(parts.shared) }} />
+        <span class="added" style={{ width: pct(parts.added) }} />
+        <span class="dropped" style={{ width: pct(parts.dropped) }} />
+      </div>
+      <div class="muted small" data-testid="prefix-summary">
+        shared {formatChars(parts.shared)} (≈ {tokensOf(parts.shared)} tokens) · new {formatChars(parts.added)} · dropped {formatChars(parts.dropped)}
+      </div>
+      {div.part !== "none" && (
+        <div class="divergence" data-testid="divergence">
+          First divergence in <strong>{div.part}{div.index !== null ? ` ${div.index}` : ""}</strong> at <code>{div.path || "/"}</code>
+          <div class="old">− {div.before}</div>
+          <div class="new">+ {div.after}</div>
+        </div>
+      )}
+      <div class="muted small">{d.sameMessages} messages unchanged</div>
+      {d.messageChanges.map((c) => {
+        const lines = props.diff.lines.find((l) => l.index === c.index);
+        return (
+          <div class={`message-change ${c.change}`} data-testid="message-change">
+            <div><strong>{c.change}</strong> message {c.index} ({c.role})</div>
+            {lines ? <LineTable lines={lines.lines} before={`#${d.against}`} after={`#${d.n}`} /> : <pre class="content">{c.after ?? c.before}</pre>}
+          </div>
+        );
+      })}
+      {(d.toolChanges.added.length > 0 || d.toolChanges.removed.length > 0 || d.toolChanges.changed.length > 0 || d.toolChanges.reordered) && (
+        <div data-testid="tool-changes">
+          Tools: {d.toolChanges.added.map((t) => `+${t} `)}{d.toolChanges.removed.map((t) => `−${t} `)}{d.toolChanges.changed.map((t) => `~${t} `)}{d.toolChanges.reordered ? "(reordered)" : ""}
+        </div>
+      )}
+      {d.paramChanges.length > 0 && (
+        <div data-testid="param-changes">
+          Params: {d.paramChanges.map((p) => <code>{p.key}: {JSON.stringify(p.before)} → {JSON.stringify(p.after)} </code>)}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function RawResponse(props: { detail: CallDetail }) {
+  const r = props.detail.response as { [key: string]: JsonValue } | null;
+  if (!r) return <div class="muted" data-testid="raw-response">No answer recorded for this call.</div>;
+  const calls = (r.toolCalls as Array<{ id: string; name: string; arguments: string }>) ?? [];
+  return (
+    <div class="raw-response" data-testid="raw-response">
+      <h4>Answer as received</h4>
+      <div class="muted small">
+        finish {String(r.finishReason ?? "–")} · usage {JSON.stringify(r.usage)} · TTFT {String(r.ttftMs ?? "–")} ms · {String(r.durationMs ?? "–")} ms
+      </div>
+      {typeof r.text === "string" && r.text && <pre class="content">{r.text}</pre>}
+      {calls.map((c) => (
+        <div class="tool"><strong>{c.name}</strong> <span class="muted">{c.id}</span><pre class="content args">{c.arguments}</pre></div>
+      ))}
+    </div>
+  );
+}
