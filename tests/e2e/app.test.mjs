@@ -142,6 +142,17 @@ async function demoFlow() {
   await driver.waitFor("[data-testid=cache-badge]", { text: "cache break at message 1" });
   await driver.waitFor("[data-testid=divergence]", { text: "messages 1" });
   await driver.waitFor("[data-testid=raw-response]", { text: "Answer as received" });
+  // The chart: a bar per call, the compactions marked, the cache breaks flagged; exported as SVG.
+  const bars = await driver.findAll("[data-testid=chart-bar]");
+  const listed = await driver.findAll("[data-testid=request-row]");
+  assert.equal(bars.length, listed.length);
+  assert.ok((await driver.findAll("[data-testid=chart-compaction]")).length >= 2);
+  assert.ok((await driver.findAll("[data-testid=chart-break]")).length >= 1);
+  await driver.click(await driver.waitFor("[data-testid=chart-export] option[value=svg]"));
+  await driver.waitFor("[data-testid=notice]", { text: "Chart saved to" });
+  const saved = await driver.execute("return document.querySelector('[data-testid=notice]').textContent");
+  const file = saved.match(/Chart saved to (\S+\.svg)/)[1];
+  assert.ok(fs.readFileSync(file, "utf8").includes("<svg"), "the exported chart is an SVG file");
   await shot("requests");
 
   // The summarizer got the live request with the focus appended.

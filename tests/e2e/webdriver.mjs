@@ -49,7 +49,9 @@ export class Driver {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       for (const id of await this.findAll(css)) {
-        if (text === undefined || (await this.text(id)).includes(text)) return id;
+        // An element can be re-rendered between finding and reading it: then look again.
+        const content = text === undefined ? "" : await this.text(id).catch(() => null);
+        if (text === undefined || (content !== null && content.includes(text))) return id;
       }
       await sleep(150);
     }

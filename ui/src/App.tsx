@@ -165,7 +165,17 @@ export function App() {
           )}
           {selected && tab === "timeline" && <Timeline compactions={view.stored?.compactions ?? []} onJump={jumpTo} />}
           {selected && tab === "diffs" && <TrimmedOutputs trimmed={trimmed} diff={diff} onOpen={openDiff} />}
-          {selected && tab === "requests" && <RequestsPane session={selected} version={view.stored?.modelCalls.length ?? 0} fail={feedback.fail} />}
+          {selected && tab === "requests" && (
+            <RequestsPane
+              session={selected}
+              version={view.stored?.modelCalls.length ?? 0}
+              meter={view.meter}
+              compactions={view.stored?.compactions ?? []}
+              modelCalls={view.stored?.modelCalls ?? []}
+              fail={feedback.fail}
+              onNotice={feedback.setNotice}
+            />
+          )}
         </section>
 
         <Composer inputRef={composer} hasSession={selected !== null} running={live.running !== null} streaming={live.streaming} onSend={send} onStop={stop} />

@@ -2,6 +2,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
+  CallCache,
   CallDetail,
   CallSummary,
   CompactOutcome,
@@ -46,6 +47,8 @@ export const api = {
   callList: (session: string) => invoke<CallSummary[]>("call_list", { session }),
   callDetail: (session: string, n: number) => invoke<CallDetail>("call_detail", { session, n }),
   requestDiff: (session: string, n: number, against: number | null) => invoke<RequestDiff>("request_diff", { session, n, against }),
+  cacheReport: (session: string) => invoke<CallCache[]>("cache_report", { session }),
+  exportChart: (session: string, format: "svg" | "png", data: string) => invoke<string>("export_chart", { session, format, data }),
 };
 
 export function onUiEvent(handler: (event: UiEvent) => void): Promise<UnlistenFn> {

@@ -127,6 +127,8 @@ index: number | null,
  */
 path: string, before: string, after: string, };
 
+export type CallCache = { n: number, cacheBreak: boolean, commonPrefixTokens: number, cachedTokens: number | null, };
+
 export type MessageChange = { index: number, 
 /**
  * `added`, `removed` or `changed`.

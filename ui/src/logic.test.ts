@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { cacheVerdict, filterSessions, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+import { cacheVerdict, chartBars, chartMax, filterSessions, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -183,5 +183,25 @@ describe("request diffs", () => {
     expect(cacheVerdict(diff({ ...kept, cachedTokens: 240 })).status).toBe("reused");
     expect(cacheVerdict(diff({ ...kept, cachedTokens: 10 })).status).toBe("missed");
     expect(cacheVerdict(diff({ ...kept, cachedTokens: null })).status).toBe("unknown");
+  });
+});
+
+describe("the context chart", () => {
+  it("stacks cached under uncached prompt tokens and scales to the window", () => {
+    const call = (n: number, prompt: number | null, cached: number | null) => ({
+      n, purpose: "turn", startedAt: "", requestChars: 0, promptTokens: prompt, cachedTokens: cached, completionTokens: 10,
+      ttftMs: null, durationMs: null, finishReason: null, error: null,
+    });
+    const bars = chartBars([call(1, 100, 0), call(2, 150, 200), call(3, null, null)], [
+      { n: 2, cacheBreak: true, commonPrefixTokens: 5, cachedTokens: 200 },
+    ]);
+    expect(bars).toEqual([
+      { n: 1, cached: 0, uncached: 100, completion: 10, cacheBreak: false },
+      { n: 2, cached: 150, uncached: 0, completion: 10, cacheBreak: true },
+      { n: 3, cached: 0, uncached: 0, completion: 10, cacheBreak: false },
+    ]);
+    expect(chartMax(bars, null)).toBe(Math.ceil(160 * 1.08));
+    expect(chartMax(bars, 1000)).toBe(1080);
+    expect(chartMax([], null)).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallDiff, type CompactionView, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallCache, type CallDiff, type CallSummary, type CompactionView, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -217,4 +217,22 @@ export function cacheVerdict(d: CallDiff): CacheVerdict {
   if (reported === null) return { status: "unknown", expected, reported, label: `≈ ${expected} tokens reusable; the server reported no cached tokens` };
   const status = reported * 2 >= expected ? "reused" : "missed";
   return { status, expected, reported, label: `≈ ${expected} tokens reusable, ${reported} reported cached` };
+}
+
+/** One bar of the context chart: prompt tokens stacked cached / uncached, then completion. */
+export type ChartBar = { n: number; cached: number; uncached: number; completion: number; cacheBreak: boolean };
+
+/** The chart's vertical scale: the largest bar or the window, with headroom; never zero. */
+export function chartMax(bars: ChartBar[], windowTokens: number | null): number {
+  const tallest = Math.max(0, ...bars.map((b) => b.cached + b.uncached + b.completion));
+  return Math.max(1, Math.ceil(Math.max(tallest, windowTokens ?? 0) * 1.08));
+}
+
+export function chartBars(calls: CallSummary[], cache: CallCache[]): ChartBar[] {
+  const breaks = new Map(cache.map((c) => [c.n, c.cacheBreak]));
+  return calls.map((c) => {
+    const prompt = c.promptTokens ?? 0;
+    const cached = Math.min(prompt, c.cachedTokens ?? 0);
+    return { n: c.n, cached, uncached: prompt - cached, completion: c.completionTokens ?? 0, cacheBreak: breaks.get(c.n) ?? false };
+  });
 }

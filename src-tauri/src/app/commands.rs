@@ -143,3 +143,21 @@ pub async fn request_diff(
 ) -> IpcResult<alisio_ipc::RequestDiff> {
     backend.request_diff(&session, n, against).await
 }
+
+#[tauri::command]
+pub async fn cache_report(
+    backend: State<'_, Backend>,
+    session: String,
+) -> IpcResult<Vec<alisio_engine::calls::CallCache>> {
+    backend.cache_report(&session).await
+}
+
+#[tauri::command]
+pub async fn export_chart(
+    backend: State<'_, Backend>,
+    session: String,
+    format: String,
+    data: String,
+) -> IpcResult<String> {
+    backend.export_chart(&session, &format, &data)
+}

@@ -50,6 +50,8 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::call_list,
             commands::call_detail,
             commands::request_diff,
+            commands::cache_report,
+            commands::export_chart,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

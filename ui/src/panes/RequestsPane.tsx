@@ -3,12 +3,22 @@
 // prompt cache could be reused and what the server reported — and the answer as received.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { CallDetail, CallSummary, JsonValue, RequestDiff } from "../bindings";
+import type { CallCache, CallDetail, CallSummary, CompactionView, ContextMeter, JsonValue, ModelCallRecord, RequestDiff } from "../bindings";
 import { LineTable } from "../components";
-import { cacheVerdict, formatChars, prefixParts, tokensOf } from "../logic";
+import { cacheVerdict, chartBars, formatChars, prefixParts, tokensOf } from "../logic";
+import { ContextChart } from "./ContextChart";
 
-export function RequestsPane(props: { session: string; version: number; fail: (e: unknown) => void }) {
+export function RequestsPane(props: {
+  session: string;
+  version: number;
+  meter: ContextMeter | null;
+  compactions: CompactionView[];
+  modelCalls: ModelCallRecord[];
+  fail: (e: unknown) => void;
+  onNotice: (text: string) => void;
+}) {
   const [calls, setCalls] = useState<CallSummary[]>([]);
+  const [cache, setCache] = useState<CallCache[]>([]);
   const [n, setN] = useState<number | null>(null);
   const [against, setAgainst] = useState<number | null>(null);
   const [diff, setDiff] = useState<RequestDiff | null>(null);
@@ -19,7 +29,9 @@ export function RequestsPane(props: { session: string; version: number; fail: (e
       setCalls(list);
       setN((current) => (current !== null && current <= list.length ? current : list.length || null));
     }, props.fail);
+    api.cacheReport(props.session).then(setCache, props.fail);
   }, [props.session, props.version]);
+  const breaks = new Map(cache.map((c) => [c.n, c.cacheBreak]));
 
   useEffect(() => {
     setDiff(null);
@@ -32,10 +44,23 @@ export function RequestsPane(props: { session: string; version: number; fail: (e
 
   if (calls.length === 0) return <div class="empty">No model calls yet.</div>;
   return (
+    <div class="requests-pane">
+    <ContextChart
+      session={props.session}
+      bars={chartBars(calls, cache)}
+      windowTokens={props.meter?.windowTokens ?? null}
+      threshold={props.meter?.threshold ?? 0.85}
+      compactions={props.compactions}
+      modelCalls={props.modelCalls}
+      selected={n}
+      onSelect={(next) => { setN(next); setAgainst(null); }}
+      onExported={(path) => props.onNotice(`Chart saved to ${path}`)}
+      fail={props.fail}
+    />
     <div class="requests" data-testid="requests">
       <table class="calls request-list" data-testid="request-list">
         <thead>
-          <tr><th>#</th><th>purpose</th><th>prompt</th><th>cached</th><th>out</th></tr>
+          <tr><th>#</th><th>purpose</th><th>prompt</th><th>cached</th><th>out</th><th>cache</th></tr>
         </thead>
         <tbody>
           {calls.map((c) => (
@@ -45,6 +70,7 @@ export function RequestsPane(props: { session: string; version: number; fail: (e
               <td>{c.promptTokens ?? "–"}</td>
               <td>{c.cachedTokens ?? "–"}</td>
               <td>{c.completionTokens ?? "–"}</td>
+              <td>{breaks.get(c.n) ? <span class="flag cache-break" data-testid="row-cache-break">break</span> : c.n > 1 ? <span class="flag cache-reused">kept</span> : ""}</td>
             </tr>
           ))}
         </tbody>
@@ -64,6 +90,7 @@ export function RequestsPane(props: { session: string; version: number; fail: (e
         {diff && <DiffSummary diff={diff} />}
         {detail && <RawResponse detail={detail} />}
       </div>
+    </div>
     </div>
   );
 }

@@ -372,21 +372,14 @@ fn common_prefix(a: &str, b: &str) -> u64 {
     a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count() as u64
 }
 
-/// Compares request `n` with `against` (default `n − 1`) in rendering order.
-pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> Result<CallDiff> {
-    let (id, calls) = calls_of(store, session)?;
-    let against = against.unwrap_or(n.saturating_sub(1));
-    let (new_call, old_call) = (nth(&calls, n, &id)?, nth(&calls, against, &id)?);
-    let (new_body, _) = request_body(store, &id, &new_call)?;
-    let (old_body, _) = request_body(store, &id, &old_call)?;
-    let (new, old) = (render(&new_body), render(&old_body));
+/// Characters the two rendered requests share from the start, and where they first diverge
+/// (`None` when all of `old` is a prefix of `new`).
+fn shared_prefix(old: &Rendered, new: &Rendered) -> (u64, Option<Divergence>) {
     let text = |v: &Value| v.to_string();
-    let against_chars: u64 = old.units.iter().map(|(_, _, v)| text(v).chars().count() as u64).sum();
     let mut prefix = 0u64;
-    let mut divergence = None;
     for (i, (part, index, old_value)) in old.units.iter().enumerate() {
         match new.units.get(i) {
-            Some((new_part, new_index, new_value)) if new_part == part && new_value == old_value => {
+            Some((new_part, _, new_value)) if new_part == part && new_value == old_value => {
                 prefix += text(old_value).chars().count() as u64;
             }
             Some((new_part, new_index, new_value)) => {
@@ -396,23 +389,73 @@ pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> R
                 } else {
                     (String::new(), excerpt(Some(old_value)), excerpt(Some(new_value)))
                 };
-                divergence = Some(Divergence { part: new_part, index: *new_index, path, before, after });
-                break;
+                return (prefix, Some(Divergence { part: new_part, index: *new_index, path, before, after }));
             }
             None => {
-                divergence = Some(Divergence {
+                let divergence = Divergence {
                     part,
                     index: *index,
                     path: String::new(),
                     before: excerpt(Some(old_value)),
                     after: "(absent)".into(),
-                });
-                break;
+                };
+                return (prefix, Some(divergence));
             }
         }
     }
+    (prefix, None)
+}
+
+fn rendered_chars(r: &Rendered) -> u64 {
+    r.units.iter().map(|(_, _, v)| v.to_string().chars().count() as u64).sum()
+}
+
+/// Per call: whether its prefix broke against the previous call, what could be reused, and what the
+/// server reported cached (each request rebuilt once).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CallCache {
+    pub n: usize,
+    pub cache_break: bool,
+    pub common_prefix_tokens: u64,
+    pub cached_tokens: Option<u64>,
+}
+
+pub fn cache_report(store: &Store, session: &str) -> Result<Vec<CallCache>> {
+    let (id, calls) = calls_of(store, session)?;
+    let mut previous: Option<Rendered> = None;
+    let mut out = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        let (body, _) = request_body(store, &id, call)?;
+        let rendered = render(&body);
+        let (prefix, divergence) = match &previous {
+            Some(old) => shared_prefix(old, &rendered),
+            None => (0, None),
+        };
+        out.push(CallCache {
+            n: i + 1,
+            cache_break: divergence.is_some(),
+            common_prefix_tokens: estimate_tokens(prefix),
+            cached_tokens: call.cached_tokens,
+        });
+        previous = Some(rendered);
+    }
+    Ok(out)
+}
+
+/// Compares request `n` with `against` (default `n − 1`) in rendering order.
+pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> Result<CallDiff> {
+    let (id, calls) = calls_of(store, session)?;
+    let against = against.unwrap_or(n.saturating_sub(1));
+    let (new_call, old_call) = (nth(&calls, n, &id)?, nth(&calls, against, &id)?);
+    let (new_body, _) = request_body(store, &id, &new_call)?;
+    let (old_body, _) = request_body(store, &id, &old_call)?;
+    let (new, old) = (render(&new_body), render(&old_body));
+    let against_chars = rendered_chars(&old);
+    let (prefix, divergence) = shared_prefix(&old, &new);
     let cache_break = divergence.is_some();
-    let new_chars: u64 = new.units.iter().map(|(_, _, v)| text(v).chars().count() as u64).sum();
+    let new_chars = rendered_chars(&new);
     let (same_messages, message_changes, tool_changes, param_changes) = structural_changes(&old, &new);
     let first_divergence = divergence.unwrap_or_else(|| {
         let params =

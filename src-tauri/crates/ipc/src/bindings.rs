@@ -25,7 +25,7 @@ pub fn typescript() -> String {
         e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,
         e::events::Size, e::compaction::CompactOutcome, e::compaction::checkpoint::Checkpoint,
         e::agent::RecoverReport, e::calls::CallSummary, e::calls::CallDetail, e::calls::CallDiff,
-        e::calls::Divergence, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,
+        e::calls::Divergence, e::calls::CallCache, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,
         super::IpcError, super::ErrorCode, super::UiEvent, super::ContextMeter, super::PastRequest,
         super::ConfigDocument, super::ConnectionReport, super::CompactRequest,
         super::diff::TrimmedDiff, super::diff::DiffLine, super::diff::LineTag, super::RequestDiff,

@@ -313,6 +313,38 @@ impl Backend {
         Ok(alisio_engine::calls::list(&self.store, session)?)
     }
 
+    /// Per call: prefix kept or broken against the previous call, and the cached tokens reported.
+    pub async fn cache_report(&self, session: &str) -> IpcResult<Vec<alisio_engine::calls::CallCache>> {
+        let store = self.store.clone();
+        let session = session.to_string();
+        tokio::task::spawn_blocking(move || Ok(alisio_engine::calls::cache_report(&store, &session)?))
+            .await
+            .map_err(|e| IpcError { code: ErrorCode::Failed, message: format!("the cache report failed: {e}") })?
+    }
+
+    /// Writes an exported chart (`svg` text, or `png` as base64) under `$ALISIO_HOME/exports/` and
+    /// returns its path.
+    pub fn export_chart(&self, session: &str, format: &str, data: &str) -> IpcResult<String> {
+        let record = self.store.resolve_session(session)?;
+        let bytes = match format {
+            "svg" => data.as_bytes().to_vec(),
+            "png" => {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD
+                    .decode(data.trim())
+                    .map_err(|e| invalid(format!("the PNG data is not base64: {e}")))?
+            }
+            other => return Err(invalid(format!("cannot export a chart as {other:?}; use svg or png"))),
+        };
+        let dir = self.home.join("exports");
+        let path = dir.join(format!("{}-context.{format}", record.id));
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, bytes)).map_err(|e| IpcError {
+            code: ErrorCode::Failed,
+            message: format!("cannot write {}: {e}", path.display()),
+        })?;
+        Ok(path.display().to_string())
+    }
+
     /// Call `n`'s exact request (rebuilt) and the answer as received.
     pub fn call_detail(&self, session: &str, n: usize) -> IpcResult<alisio_engine::calls::CallDetail> {
         Ok(alisio_engine::calls::show(&self.store, session, n)?)
