@@ -148,6 +148,10 @@ async function demoFlow() {
   assert.equal(bars.length, listed.length);
   assert.ok((await driver.findAll("[data-testid=chart-compaction]")).length >= 2);
   assert.ok((await driver.findAll("[data-testid=chart-break]")).length >= 1);
+  // A click on a compaction marker opens that call (the demo's first compaction is call 5).
+  await driver.click(await driver.waitFor("[data-testid=chart-compaction] rect"));
+  await driver.waitFor("[data-testid=request-title]", { text: "Call #5" });
+  await driver.waitFor("[data-testid=divergence]", { text: "(absent)" });
   await driver.click(await driver.waitFor("[data-testid=chart-export] option[value=svg]"));
   await driver.waitFor("[data-testid=notice]", { text: "Chart saved to" });
   const saved = await driver.execute("return document.querySelector('[data-testid=notice]').textContent");

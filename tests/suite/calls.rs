@@ -52,14 +52,30 @@ async fn every_call_is_rebuilt_exactly_and_diffs_say_where_the_prefix_breaks() {
         assert_eq!(shown["response"]["toolCalls"][0]["id"], "c-1");
         assert_eq!(shown["response"]["finishReason"], "tool_calls");
 
-        // Appending keeps the prefix: call 2 carries all of call 1.
+        // Appending keeps the prefix: call 2 carries all of call 1, then adds the call and its result.
         let d = h.alisio(&["calls", "diff", &session, "2", "--json"]).await.json();
-        assert_eq!((d["cacheBreak"].clone(), d["firstDivergence"]["part"].clone()), (json!(false), json!("none")));
+        assert_eq!((d["cacheBreak"].clone(), d["firstDivergence"]["part"].clone()), (json!(false), json!("messages")));
+        assert_eq!(
+            (d["firstDivergence"]["index"].clone(), d["firstDivergence"]["before"].clone()),
+            (json!(2), json!("(absent)"))
+        );
         assert_eq!(d["commonPrefixChars"], d["againstChars"]);
-        // The summarizer appends to the live request; only params differ (tool_choice "none").
+        // The summarizer is the live request with the summary request appended: no break, and
+        // against the live request it extends, the divergence is the appended message.
         let d = h.alisio(&["calls", "diff", &session, "4", "--json"]).await.json();
         assert_eq!(d["cacheBreak"], false);
-        assert_eq!(d["firstDivergence"]["part"], "params");
+        assert_eq!(
+            (d["firstDivergence"]["part"].clone(), d["firstDivergence"]["index"].clone()),
+            (json!("messages"), json!(6))
+        );
+        assert_eq!(d["firstDivergence"]["after"], "two");
+        assert!(d["paramChanges"].as_array().unwrap().iter().any(|p| p["key"] == "tool_choice"), "{d}");
+        let appended = bodies[3]["messages"].as_array().unwrap().len() - 1;
+        let live = h.alisio(&["calls", "show", &session, "4", "--json"]).await.json();
+        assert!(
+            live["request"]["messages"][appended]["content"].as_str().unwrap().contains("goal"),
+            "the summary request is last"
+        );
         // After the compaction the checkpoint replaces the first turn: the prefix breaks at message 1.
         let d = h.alisio(&["calls", "diff", &session, "5", "--against", "3", "--json"]).await.json();
         assert_eq!(d["cacheBreak"], true);
@@ -112,4 +128,36 @@ async fn replay_sends_the_exact_request_again_and_keeps_it_out_of_the_transcript
     let purposes: Vec<&str> = list.as_array().unwrap().iter().map(|c| c["purpose"].as_str().unwrap()).collect();
     assert_eq!(purposes, ["turn", "replay", "replay"]);
     assert_eq!(h.rows("SELECT count(*) FROM messages"), messages_before, "the transcript is untouched");
+}
+
+/// Responses-API requests (with opaque items sent back) and cache hand-off summaries are rebuilt
+/// exactly too.
+#[tokio::test]
+async fn responses_api_and_cache_summary_calls_are_rebuilt_exactly() {
+    let reasoning = json!({"type": "reasoning", "id": "rs_1", "encrypted_content": "opaque-bytes", "summary": []});
+    let h = Harness::with_config(
+        vec![
+            Reply::Answer(Answer {
+                usage: Some((7000, 30, 0)),
+                opaque_items: vec![reasoning],
+                ..Answer::calls(&[("c-1", "list_dir", json!({"path": "."}))])
+            }),
+            Reply::Answer(Answer::text("summary of the work")),
+            Reply::Answer(Answer::text("resumed and done")),
+        ],
+        json!({"provider": {"api": "responses", "contextWindow": 10000},
+               "compaction": {"strategy": "cache"},
+               "cacheCompact": {"abortOnTrip": false, "autoResume": true}}),
+    )
+    .await;
+    let run = h.run(&[], "work").await;
+    run.assert_ok();
+    let session = run.session();
+    let list = h.alisio(&["calls", "list", &session, "--json"]).await.json();
+    let purposes: Vec<&str> = list.as_array().unwrap().iter().map(|c| c["purpose"].as_str().unwrap()).collect();
+    assert_eq!(purposes, ["turn", "cache-summary", "turn"]);
+    for (i, body) in h.server.bodies().iter().enumerate() {
+        let shown = h.alisio(&["calls", "show", &session, &(i + 1).to_string(), "--json"]).await.json();
+        assert_eq!(&shown["request"], body, "call {}", i + 1);
+    }
 }

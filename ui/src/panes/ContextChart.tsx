@@ -103,9 +103,10 @@ export function ContextChart(props: {
           </g>
         )}
         {markers.map(({ c, n }) => (
-          <g data-testid="chart-compaction">
+          <g data-testid="chart-compaction" onClick={() => props.onSelect(n)} style={{ cursor: "pointer" }}>
             <title>{`compaction #${c.id} (${c.reason}): ≈ ${formatTokens(tokensOf(c.beforeChars))} → ${formatTokens(tokensOf(c.afterChars))}`}</title>
             <line x1={x(n) + step / 2} x2={x(n) + step / 2} y1={PAD.top} y2={y(0)} stroke={COLORS.line} stroke-width="1.5" />
+            <rect x={x(n) + step / 2 - 4} y={PAD.top} width="8" height={plotH} fill="transparent" />
             <text x={x(n) + step / 2 + 3} y={PAD.top + 8} fill={COLORS.line}>{c.reason}</text>
           </g>
         ))}

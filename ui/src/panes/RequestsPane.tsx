@@ -78,7 +78,7 @@ export function RequestsPane(props: {
       <div class="request-detail">
         {n !== null && (
           <div class="pane-head">
-            <strong>Call #{n}</strong>
+            <strong data-testid="request-title">Call #{n}</strong>
             <label>
               against{" "}
               <select value={String(against ?? n - 1)} onChange={(e) => setAgainst(Number((e.target as HTMLSelectElement).value))} data-testid="against-select">

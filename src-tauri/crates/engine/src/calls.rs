@@ -457,7 +457,14 @@ pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> R
     let cache_break = divergence.is_some();
     let new_chars = rendered_chars(&new);
     let (same_messages, message_changes, tool_changes, param_changes) = structural_changes(&old, &new);
+    // When all of `against` is kept, the first divergence is the first item `n` adds (e.g. a
+    // summarizer's appended request); only when nothing is added do the params decide.
     let first_divergence = divergence.unwrap_or_else(|| {
+        if let Some((part, index, value)) = new.units.get(old.units.len()) {
+            let shown = if *part == "messages" { Value::String(message_text(value)) } else { value.clone() };
+            let after = excerpt(Some(&shown));
+            return Divergence { part, index: *index, path: String::new(), before: "(absent)".into(), after };
+        }
         let params =
             first_difference(&Value::Object(old.params.clone()), &Value::Object(new.params.clone()), String::new());
         match params {
