@@ -18,7 +18,7 @@ async fn every_call_is_rebuilt_exactly_and_diffs_say_where_the_prefix_breaks() {
         let h = Harness::with_config(
             vec![
                 Reply::Answer(Answer::calls(&[("c-1", "list_dir", json!({"path": "."}))])),
-                Reply::Answer(Answer::text("one")),
+                Reply::Answer(Answer::text(&"one ".repeat(800))),
                 Reply::Answer(Answer::text("two")),
                 Reply::Answer(Answer::text(&checkpoint())),
                 Reply::Answer(Answer::text("three")),
@@ -86,6 +86,15 @@ async fn every_call_is_rebuilt_exactly_and_diffs_say_where_the_prefix_breaks() {
         assert_eq!(d["firstDivergence"]["path"], "/content");
         assert_eq!(d["firstDivergence"]["before"], "look around");
         assert!(d["commonPrefixChars"].as_u64().unwrap() < d["againstChars"].as_u64().unwrap());
+
+        // Session figures: what the server reported over the calls, and the compaction.
+        let sessions = h.alisio(&["sessions", "list", "--json"]).await.json();
+        assert_eq!(
+            (sessions[0]["promptTokens"].clone(), sessions[0]["completionTokens"].clone()),
+            (json!(500), json!(50))
+        );
+        assert_eq!(sessions[0]["compactions"], 1);
+        assert!(sessions[0]["savedChars"].as_u64().unwrap() > 0);
 
         let missing = h.alisio(&["calls", "show", &session, "9"]).await;
         assert_eq!(missing.code, 2);

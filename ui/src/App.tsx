@@ -185,7 +185,7 @@ export function App() {
         meter={view.meter}
         latestCheckpoint={latestCheckpoint}
         calls={view.stored?.modelCalls ?? []}
-        workspace={current?.workspace ?? null}
+        session={current}
         onOpenCall={(id) => {
           if (!selected) return;
           setTab("model");

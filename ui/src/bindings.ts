@@ -23,7 +23,16 @@ export type SessionSummary = { id: string, title: string, workspace: string, liv
 /**
  * Tool calls running now in the live process that drives the session.
  */
-runningToolCalls: number, createdAt: string, lastActivity: string, };
+runningToolCalls: number, 
+/**
+ * Reported by the server over the session's calls (replays left out).
+ */
+promptTokens: number, cachedTokens: number, completionTokens: number, 
+/**
+ * Applied checkpoints, and the characters applied compactions and reductions took out of the
+ * request (an estimate of tokens saved is a quarter of that).
+ */
+compactions: number, savedChars: number, createdAt: string, lastActivity: string, };
 
 export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { cacheVerdict, chartBars, chartMax, filterSessions, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+import { cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -203,5 +203,14 @@ describe("the context chart", () => {
     expect(chartMax(bars, null)).toBe(Math.ceil(160 * 1.08));
     expect(chartMax(bars, 1000)).toBe(1080);
     expect(chartMax([], null)).toBe(1);
+  });
+});
+
+describe("session figures", () => {
+  it("reports what the server said and labels the estimate", () => {
+    const s = { id: "s", title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
+      promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "" };
+    expect(sessionFigures(s)).toEqual(["cache 75 % of 2,000 tokens in", "300 tokens out", "2 compactions", "≈ 10.0k tokens saved (estimate)"]);
+    expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0 })).toEqual([]);
   });
 });

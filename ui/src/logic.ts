@@ -1,6 +1,6 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallCache, type CallDiff, type CallSummary, type CompactionView, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallCache, type CallDiff, type CallSummary, type CompactionView, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -235,4 +235,19 @@ export function chartBars(calls: CallSummary[], cache: CallCache[]): ChartBar[] 
     const cached = Math.min(prompt, c.cachedTokens ?? 0);
     return { n: c.n, cached, uncached: prompt - cached, completion: c.completionTokens ?? 0, cacheBreak: breaks.get(c.n) ?? false };
   });
+}
+
+/**
+ * A session's figures: the cache hit rate and token totals as the server reported them, the
+ * compactions, and the tokens they saved (an estimate from characters, and labelled so).
+ */
+export function sessionFigures(s: SessionSummary): string[] {
+  const out: string[] = [];
+  if (s.promptTokens > 0) {
+    out.push(`cache ${Math.round((100 * s.cachedTokens) / s.promptTokens)} % of ${formatTokens(s.promptTokens)} in`);
+    out.push(`${formatTokens(s.completionTokens)} out`);
+  }
+  if (s.compactions > 0) out.push(`${s.compactions} compaction${s.compactions === 1 ? "" : "s"}`);
+  if (s.savedChars > 0) out.push(`≈ ${formatTokens(tokensOf(s.savedChars))} saved (estimate)`);
+  return out;
 }

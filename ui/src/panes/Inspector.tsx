@@ -1,18 +1,26 @@
 // The inspector (right): the context meter, the latest checkpoint, and every model call.
-import type { CompactionView, ContextMeter, ModelCallRecord } from "../bindings";
+import type { CompactionView, ContextMeter, ModelCallRecord, SessionSummary } from "../bindings";
 import { CheckpointCard, Meter } from "../components";
+import { sessionFigures } from "../logic";
 
 export function Inspector(props: {
   meter: ContextMeter | null;
   latestCheckpoint: CompactionView | undefined;
   calls: ModelCallRecord[];
-  workspace: string | null;
+  session: SessionSummary | null;
   onOpenCall: (id: number) => void;
 }) {
+  const figures = props.session ? sessionFigures(props.session) : [];
   return (
     <aside class="inspector">
       <h3>Context</h3>
       <Meter meter={props.meter} />
+      {figures.length > 0 && (
+        <>
+          <h3>Session</h3>
+          <ul class="figures" data-testid="inspector-figures">{figures.map((f) => <li>{f}</li>)}</ul>
+        </>
+      )}
       <h3>Latest checkpoint</h3>
       {props.latestCheckpoint ? <CheckpointCard compaction={props.latestCheckpoint} fallback="" /> : <div class="muted">none applied</div>}
       <h3>Model calls</h3>
@@ -38,7 +46,7 @@ export function Inspector(props: {
           ))}
         </tbody>
       </table>
-      {props.workspace && <div class="muted small">workspace {props.workspace}</div>}
+      {props.session && <div class="muted small">workspace {props.session.workspace}</div>}
     </aside>
   );
 }

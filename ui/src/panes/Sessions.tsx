@@ -3,7 +3,7 @@
 import type { Ref } from "preact";
 import { useState } from "preact/hooks";
 import type { SessionSummary } from "../bindings";
-import { filterSessions } from "../logic";
+import { filterSessions, sessionFigures } from "../logic";
 
 export function SessionsPane(props: {
   sessions: SessionSummary[];
@@ -25,6 +25,7 @@ export function SessionsPane(props: {
               <span class="muted small">
                 {s.liveMessages} live · {s.compactedMessages} compacted · {new Date(s.lastActivity).toLocaleString()}
               </span>
+              {sessionFigures(s).length > 0 && <span class="muted small" data-testid="session-figures">{sessionFigures(s).join(" · ")}</span>}
               {s.uncertainToolCalls > 0 && <span class="badge" data-testid="uncertain-badge">{s.uncertainToolCalls} uncertain</span>}
               {s.runningToolCalls > 0 && <span class="badge running" data-testid="running-badge">{s.runningToolCalls} running</span>}
             </button>

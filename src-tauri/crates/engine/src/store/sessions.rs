@@ -31,6 +31,14 @@ pub struct SessionSummary {
     pub uncertain_tool_calls: u64,
     /// Tool calls running now in the live process that drives the session.
     pub running_tool_calls: u64,
+    /// Reported by the server over the session's calls (replays left out).
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub completion_tokens: u64,
+    /// Applied checkpoints, and the characters applied compactions and reductions took out of the
+    /// request (an estimate of tokens saved is a quarter of that).
+    pub compactions: u64,
+    pub saved_chars: u64,
     pub created_at: String,
     pub last_activity: String,
 }
@@ -143,7 +151,12 @@ impl Store {
                         (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 0),
                         (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 1),
                         (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state IN ('started', 'uncertain')),
-                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state = 'started')
+                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state = 'started'),
+                        (SELECT coalesce(sum(prompt_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
+                        (SELECT coalesce(sum(cached_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
+                        (SELECT coalesce(sum(completion_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
+                        (SELECT count(*) FROM compactions k WHERE k.session_id = s.id AND k.kind = 'checkpoint' AND k.status = 'applied'),
+                        (SELECT coalesce(sum(max(k.before_chars - k.after_chars, 0)), 0) FROM compactions k WHERE k.session_id = s.id AND k.status = 'applied')
                  FROM sessions s ORDER BY s.updated_at DESC, s.id DESC",
             )?;
             let rows = stmt.query_map([], |row| {
@@ -157,6 +170,11 @@ impl Store {
                     compacted_messages: row.get(6)?,
                     uncertain_tool_calls: row.get(7)?,
                     running_tool_calls: row.get(8)?,
+                    prompt_tokens: row.get(9)?,
+                    cached_tokens: row.get(10)?,
+                    completion_tokens: row.get(11)?,
+                    compactions: row.get(12)?,
+                    saved_chars: row.get(13)?,
                 })
             })?;
             let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;
