@@ -5,10 +5,11 @@
 //! a prefix cache.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
+use crate::provider::wire::WireItem;
 use crate::provider::{build_body, wire_messages, RequestOptions};
 use crate::store::{ModelCallRecord, Store};
 use crate::tools::{catalog, catalog_json};
@@ -230,10 +231,7 @@ pub fn list(store: &Store, session: &str) -> Result<Vec<CallSummary>> {
 
 /// The exact body of a past request, rebuilt from the stored records that formed it.
 pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Result<(Value, Option<Value>)> {
-    let api = match call.api.as_str() {
-        "responses" => Api::Responses,
-        _ => Api::Chat,
-    };
+    let (api, wire, response) = request_messages(store, session, call)?;
     let params = &call.params;
     let provider = ProviderConfig {
         api,
@@ -245,18 +243,28 @@ pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Res
         max_tokens: params.get("maxTokens").and_then(Value::as_u64).unwrap_or(0) as u32,
         tool_choice_none: params.get("toolChoice").and_then(Value::as_str) == Some("none"),
     };
+    Ok((build_body(&provider, &wire, &catalog_json(api, &catalog()), options), response))
+}
+
+/// The conversation part of a past request (system prompt, the stored records it was formed
+/// from, and any appended request), with the API it was sent to and the answer received.
+pub fn request_messages(
+    store: &Store,
+    session: &str,
+    call: &ModelCallRecord,
+) -> Result<(Api, Vec<WireItem>, Option<Value>)> {
+    let api = match call.api.as_str() {
+        "responses" => Api::Responses,
+        _ => Api::Chat,
+    };
     let (system, response) = store.model_call_payload(call.id)?;
     let mut messages = store.messages_by_seq(session, &expand_ranges(&call.message_ranges))?;
     messages.sort_by_key(|m| (m.anchor, m.seq));
-    let wire = wire_messages(api, &system, messages);
-    let mut body = build_body(&provider, &wire, &catalog_json(api, &catalog()), options);
-    if let Some(text) = params.get("appendedUserMessage").and_then(Value::as_str) {
-        let key = if api == Api::Chat { "messages" } else { "input" };
-        if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
-            items.push(json!({"role": "user", "content": text}));
-        }
+    let mut wire = wire_messages(api, &system, messages);
+    if let Some(text) = call.params.get("appendedUserMessage").and_then(Value::as_str) {
+        wire.push(WireItem::Text { role: "user", content: text.to_string() });
     }
-    Ok((body, response))
+    Ok((api, wire, response))
 }
 
 /// Call `n` of a session (`1..n` in the order sent), with the session's full id.

@@ -262,17 +262,8 @@ impl Backend {
             .into_iter()
             .find(|c| c.id == call_id)
             .ok_or_else(|| invalid(format!("no model call {call_id} in this session")))?;
-        let seqs = view::expand_ranges(&call.message_ranges);
-        let mut messages = self.store.messages_by_seq(&record.id, &seqs)?;
-        messages.sort_by_key(|m| (m.anchor, m.seq));
-        let system: String = self.store.read(|conn| {
-            Ok(conn.query_row("SELECT system_prompt FROM model_calls WHERE id = ?1", [call_id], |r| r.get(0))?)
-        })?;
-        let engine = self.engine();
-        let mut wire = alisio_engine::provider::wire_messages(engine.config().provider.api, &system, messages);
-        if let Some(appended) = call.params.get("appendedUserMessage").and_then(Value::as_str) {
-            wire.push(WireItem::Text { role: "user", content: appended.to_string() });
-        }
+        // The same rebuild as `alisio calls show` (with the API the call was sent to).
+        let (_, wire, _) = alisio_engine::calls::request_messages(&self.store, &record.id, &call)?;
         Ok(PastRequest { call, messages: wire })
     }
 
