@@ -107,3 +107,25 @@ async fn long_sessions_page_and_trimmed_outputs_diff() {
     let view = backend.stored_view(&session, None).unwrap();
     assert_eq!(view.compactions.last().unwrap().record.checkpoint, json!({"text": "{\"goal\": \"g\"}"}));
 }
+
+/// A running turn's new messages reach the window without the history being fetched again.
+#[tokio::test]
+async fn new_messages_arrive_without_refetching_the_history() {
+    let h = Harness::with_config(
+        vec![Reply::Answer(Answer::text("first answer")), Reply::Answer(Answer::text("second answer"))],
+        json!({"plugins": []}),
+    )
+    .await;
+    let run = h.run(&[], "first").await;
+    run.assert_ok();
+    let session = run.session();
+    let (backend, _) = backend(&h);
+    let shown = backend.stored_view(&session, None).unwrap();
+    let last = shown.messages.last().unwrap();
+    let (anchor, seq) = (last.anchor, last.seq);
+    h.run(&["--session", &session], "second").await.assert_ok();
+    let fresh = backend.stored_view_since(&session, anchor, seq).unwrap();
+    let contents: Vec<&str> = fresh.messages.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents, ["second", "second answer"], "only what came after the last message shown");
+    assert_eq!(fresh.model_calls.len(), 2, "the ledger comes whole");
+}

@@ -57,7 +57,11 @@ export function App() {
     if (effect.select) setSelected(effect.select);
     if (effect.notice) feedback.setNotice(effect.notice);
     if (effect.error) feedback.setError(effect.error);
-    if (effect.refresh) refresh();
+    if (effect.refresh === "full") refresh();
+    if (effect.refresh === "append") {
+      loadSessions();
+      if (selectedRef.current) view.appendNewer(selectedRef.current);
+    }
   });
 
   useEffect(() => {

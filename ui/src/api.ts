@@ -26,6 +26,7 @@ export const api = {
   ensureDemo: () => invoke<string | null>("ensure_demo"),
   listSessions: () => invoke<SessionSummary[]>("list_sessions"),
   storedView: (session: string, limit: number | null) => invoke<StoredView>("stored_view", { session, limit }),
+  storedViewSince: (session: string, anchor: number, seq: number) => invoke<StoredView>("stored_view_since", { session, anchor, seq }),
   olderMessages: (session: string, anchor: number, seq: number, limit: number) =>
     invoke<StoredMessage[]>("older_messages", { session, anchor, seq, limit }),
   modelView: (session: string) => invoke<ModelView>("model_view", { session }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -151,7 +151,7 @@ describe("reduceUiEvent", () => {
     expect(more.streaming).toBe("Hello");
     const [done, effect] = reduceUiEvent(more, envelope({ type: "model_call", durationMs: 1, requestChars: 1 }), "s");
     expect(done.streaming).toBe("");
-    expect(effect.refresh).toBe(true);
+    expect(effect.refresh).toBe("append");
   });
 
   it("selects a new session, reports skips and failures, and ends a turn", () => {
@@ -161,7 +161,8 @@ describe("reduceUiEvent", () => {
     const running = { ...IDLE, running: "s", progress: "Running shell…" };
     const [after, effect] = reduceUiEvent(running, { kind: "turnFinished", session: "s", error: "boom" }, "s");
     expect(after).toEqual(IDLE);
-    expect(effect).toEqual({ refresh: true, error: "boom" });
+    expect(effect).toEqual({ refresh: "append", error: "boom" });
+    expect(reduceUiEvent(IDLE, envelope({ type: "compaction_completed" }), "s")[1].refresh).toBe("full");
   });
 });
 
@@ -212,5 +213,16 @@ describe("session figures", () => {
       promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "" };
     expect(sessionFigures(s)).toEqual(["cache 75 % of 2,000 tokens in", "300 tokens out", "2 compactions", "≈ 10.0k tokens saved (estimate)"]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0 })).toEqual([]);
+  });
+});
+
+describe("appendAfter", () => {
+  it("adds only what comes after the last shown message, so racing appends never duplicate", () => {
+    seq = 0;
+    const [a, b, c, d] = [msg({}), msg({}), msg({}), msg({})];
+    expect(appendAfter([a, b], [c, d]).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(appendAfter([a, b, c], [c, d]).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(appendAfter([a, b, c, d], [c, d]).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(appendAfter([], [a]).map((m) => m.seq)).toEqual([1]);
   });
 });

@@ -251,3 +251,14 @@ export function sessionFigures(s: SessionSummary): string[] {
   if (s.savedChars > 0) out.push(`≈ ${formatTokens(tokensOf(s.savedChars))} saved (estimate)`);
   return out;
 }
+
+/**
+ * `shown` followed by the messages of `fresh` that come after its last one in transcript order
+ * (two appends racing each other never duplicate a message).
+ */
+export function appendAfter(shown: StoredMessage[], fresh: StoredMessage[]): StoredMessage[] {
+  const tail = shown[shown.length - 1];
+  if (!tail) return fresh;
+  const later = fresh.filter((m) => m.anchor > tail.anchor || (m.anchor === tail.anchor && m.seq > tail.seq));
+  return later.length ? [...shown, ...later] : shown;
+}

@@ -161,3 +161,13 @@ pub async fn export_chart(
 ) -> IpcResult<String> {
     backend.export_chart(&session, &format, &data)
 }
+
+#[tauri::command]
+pub async fn stored_view_since(
+    backend: State<'_, Backend>,
+    session: String,
+    anchor: i64,
+    seq: i64,
+) -> IpcResult<StoredView> {
+    backend.stored_view_since(&session, anchor, seq)
+}

@@ -52,6 +52,7 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::request_diff,
             commands::cache_report,
             commands::export_chart,
+            commands::stored_view_since,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

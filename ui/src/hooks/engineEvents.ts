@@ -13,7 +13,11 @@ export type LiveState = {
   progress: string | null;
 };
 
-export type Effect = { refresh?: boolean; select?: string; notice?: string; error?: string };
+/**
+ * What an event asks of the window. `refresh: "append"` — only new messages arrived (a running
+ * turn), so the history is not fetched again; `"full"` — earlier rows changed (a compaction).
+ */
+export type Effect = { refresh?: "append" | "full"; select?: string; notice?: string; error?: string };
 
 export const IDLE: LiveState = { streaming: "", running: null, permission: null, progress: null };
 
@@ -22,7 +26,7 @@ export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string
     return [{ ...state, permission: { id: event.id, session: event.session, call: event.call, permission: event.permission } }, {}];
   }
   if (event.kind === "turnFinished") {
-    return [{ ...state, running: null, streaming: "", progress: null }, { refresh: true, error: event.error ?? undefined }];
+    return [{ ...state, running: null, streaming: "", progress: null }, { refresh: "append", error: event.error ?? undefined }];
   }
   const e = event.envelope;
   switch (e.type) {
@@ -35,16 +39,17 @@ export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string
     case "tool_started":
       return [{ ...state, progress: `Running ${e.name}…` }, {}];
     case "compaction_skipped":
-      return [{ ...state, progress: null }, { refresh: true, notice: `Nothing compacted: ${e.reason}` }];
+      return [{ ...state, progress: null }, { refresh: "append", notice: `Nothing compacted: ${e.reason}` }];
     case "compaction_failed":
-      return [{ ...state, progress: null }, { refresh: true, error: `Compaction failed: ${e.error}` }];
+      return [{ ...state, progress: null }, { refresh: "append", error: `Compaction failed: ${e.error}` }];
     case "model_call":
-      return [{ ...state, progress: null, streaming: "" }, { refresh: true }];
+      return [{ ...state, progress: null, streaming: "" }, { refresh: "append" }];
+    case "tool_finished":
+      return [{ ...state, progress: null }, { refresh: "append" }];
     case "compaction_completed":
     case "context_reduced":
     case "compaction_reverted":
-    case "tool_finished":
-      return [{ ...state, progress: null }, { refresh: true }];
+      return [{ ...state, progress: null }, { refresh: "full" }];
     default:
       return [state, {}];
   }

@@ -4,6 +4,7 @@ import { useCallback, useRef, useState } from "preact/hooks";
 import type { MutableRef } from "preact/hooks";
 import { api } from "../api";
 import type { ContextMeter, StoredView, WireItem } from "../bindings";
+import { appendAfter } from "../logic";
 
 /** Messages shown at once when a session opens; older ones follow in pages. */
 const FIRST_PAGE = 1500;
@@ -13,6 +14,8 @@ export type Wire = { messages: WireItem[]; label: string; chars: number; catalog
 
 export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e: unknown) => void) {
   const [stored, setStored] = useState<StoredView | null>(null);
+  const storedRef = useRef<StoredView | null>(null);
+  storedRef.current = stored;
   const [wire, setWire] = useState<Wire | null>(null);
   const [callChoice, setCallChoice] = useState<number | null>(null);
   const [meter, setMeter] = useState<ContextMeter | null>(null);
@@ -70,11 +73,30 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     setCallChoice(call);
   };
 
+  /**
+   * Adds what a running turn appended after the last message shown, without fetching the history
+   * again (the journal, compactions and ledger come whole: they are small).
+   */
+  const appendNewer = async (id: string) => {
+    const shown = storedRef.current;
+    const last = shown?.messages[shown.messages.length - 1];
+    if (!shown || !last || shown.session.id !== id) return load(id);
+    try {
+      const fresh = await api.storedViewSince(id, last.anchor, last.seq);
+      if (!current(id)) return;
+      setStored((s) => (s && s.session.id === id ? { ...fresh, messages: appendAfter(s.messages, fresh.messages), hasOlder: s.hasOlder } : s));
+      showNextRequest(id);
+      api.contextMeter(id).then((m) => current(id) && setMeter(m)).catch(fail);
+    } catch (e) {
+      fail(e);
+    }
+  };
+
   const clear = () => {
     setStored(null);
     setWire(null);
     setMeter(null);
   };
 
-  return { stored, setStored, wire, callChoice, meter, loading, load, chooseCall, clear };
+  return { stored, setStored, wire, callChoice, meter, loading, load, appendNewer, chooseCall, clear };
 }

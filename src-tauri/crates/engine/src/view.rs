@@ -186,11 +186,7 @@ pub fn stored_view_page(
         }
     };
     let messages = stored_messages(raw, &journal, &store.checkpoint_seqs(&record.id)?);
-    let compactions = store
-        .compactions(&record.id)?
-        .into_iter()
-        .map(|c| CompactionView { summarized_seqs: c.span_seqs(), record: CompactionDocument::from(&c) })
-        .collect();
+    let compactions = compaction_views(store, &record.id)?;
     Ok(StoredView {
         messages,
         has_older,
@@ -199,6 +195,32 @@ pub fn stored_view_page(
         model_calls: store.model_calls(&record.id)?,
         session: record,
     })
+}
+
+/// The stored view with only the messages after `after` (`(anchor, seq)`): a running turn's new
+/// messages, without fetching the history again. The journal, compactions and ledger are whole.
+pub fn stored_view_since(store: &Store, session: &str, after: (i64, i64)) -> Result<StoredView> {
+    let record = store.resolve_session(session)?;
+    let journal = shown_journal(store, &record.id)?;
+    let checkpoints = store.checkpoint_seqs(&record.id)?;
+    let messages = stored_messages(store.messages_after(&record.id, after)?, &journal, &checkpoints);
+    let compactions = compaction_views(store, &record.id)?;
+    Ok(StoredView {
+        messages,
+        has_older: false,
+        compactions,
+        tool_calls: journal,
+        model_calls: store.model_calls(&record.id)?,
+        session: record,
+    })
+}
+
+fn compaction_views(store: &Store, session: &str) -> Result<Vec<CompactionView>> {
+    Ok(store
+        .compactions(session)?
+        .into_iter()
+        .map(|c| CompactionView { summarized_seqs: c.span_seqs(), record: CompactionDocument::from(&c) })
+        .collect())
 }
 
 /// Older messages of a long session, as the stored view shows them.

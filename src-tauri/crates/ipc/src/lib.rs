@@ -237,6 +237,11 @@ impl Backend {
         Ok(view::stored_view_page(&self.store, session, None, limit.map(|l| l as usize))?)
     }
 
+    /// The stored view with only the messages after `(anchor, seq)`: what a running turn appended.
+    pub fn stored_view_since(&self, session: &str, anchor: i64, seq: i64) -> IpcResult<StoredView> {
+        Ok(view::stored_view_since(&self.store, session, (anchor, seq))?)
+    }
+
     /// Up to `limit` messages before `(anchor, seq)`, to complete a long session's stored view.
     pub fn older_messages(
         &self,

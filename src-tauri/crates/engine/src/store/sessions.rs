@@ -240,6 +240,19 @@ impl Store {
         })
     }
 
+    /// The stored messages that come after `after` (`(anchor, seq)`) in transcript order: what a
+    /// running turn appended since a view was loaded.
+    pub fn messages_after(&self, session: &str, after: (i64, i64)) -> Result<Vec<Message>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND (anchor, seq) > (?2, ?3)
+                 ORDER BY anchor, seq"
+            ))?;
+            let rows = stmt.query_map(params![session, after.0, after.1], message_from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
     /// Every stored message, compacted ones included, in transcript order.
     pub fn all_messages(&self, session: &str) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, false))
