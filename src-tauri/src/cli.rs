@@ -319,12 +319,21 @@ async fn models(context: &Context) -> Result<()> {
     let provider = alisio_engine::provider::Provider::new(&context.loaded.config.provider)?;
     let models = provider.list_models().await?;
     let configured = context.loaded.config.provider.context_window;
-    let reported = provider.context_window_from(Some(&models)).await?;
+    let discovered = provider.discover_window(Some(&models)).await?;
+    let reported = discovered.map(|w| w.tokens);
+    // The source of the window in force: the configuration's own value first.
+    let window_source = match (configured, discovered) {
+        (Some(_), _) => Some(alisio_engine::provider::WindowSource::Provider),
+        (None, Some(w)) => Some(w.source),
+        (None, None) => None,
+    };
     let document = serde_json::json!({
         "baseUrl": context.loaded.config.provider.base_url,
         "model": context.loaded.config.provider.model,
         "configuredContextWindow": configured,
         "reportedContextWindow": reported,
+        "windowSource": window_source,
+        "profile": null,
         "models": models,
     });
     if context.json {

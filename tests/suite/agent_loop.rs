@@ -196,7 +196,7 @@ async fn responses_api_sends_opaque_items_back_unchanged() {
     .await;
     let run = h.run(&[], "look").await;
     run.assert_ok();
-    let received: Vec<_> = h.server.received().into_iter().filter(|r| r.method == "POST").collect();
+    let received: Vec<_> = h.server.received().into_iter().filter(|r| r.is_model_call()).collect();
     assert!(received[0].path.ends_with("/v1/responses"));
     let body = &received[1].body;
     assert_eq!(body["max_output_tokens"], 8192);

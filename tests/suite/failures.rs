@@ -1,7 +1,7 @@
 //! Bad input and broken servers: clear errors, right exit codes, nothing lost, no secret leaked.
 
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::support::{Answer, Harness, Reply};
 
@@ -174,4 +174,84 @@ async fn the_models_command_reads_the_context_window_from_the_server() {
     assert_eq!(doc["models"]["data"][1]["id"], "test-model");
     let paths: Vec<String> = h.server.received().into_iter().map(|r| r.path).collect();
     assert_eq!(paths, ["/v1/models"], "one request: the window comes from the same list");
+}
+
+/// Each common server's way of reporting its window, and which source gave the window in force.
+#[tokio::test]
+async fn the_window_is_discovered_on_every_common_server() {
+    type Setup = fn(&super::support::ScriptedServer);
+    let cases: [(&str, Setup, Value, &str); 6] = [
+        (
+            "vLLM",
+            |s| s.set_models(json!({"data": [{"id": "test-model", "max_model_len": 32768}]})),
+            json!(32768),
+            "models",
+        ),
+        (
+            "OpenRouter",
+            |s| s.set_models(json!({"data": [{"id": "test-model", "context_length": 200000}]})),
+            json!(200000),
+            "models",
+        ),
+        (
+            "llama.cpp",
+            |s| {
+                s.set_models(json!({"data": [{"id": "test-model", "meta": {"n_ctx_train": 131072}}]}));
+                s.set_route("/props", json!({"default_generation_settings": {"n_ctx": 8192}}));
+            },
+            json!(8192),
+            "props",
+        ),
+        (
+            "Ollama, loaded",
+            |s| {
+                s.set_models(json!({"object": "list", "data": [{"id": "test-model"}]}));
+                s.set_route(
+                    "/api/show",
+                    json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}}),
+                );
+                s.set_route("/api/ps", json!({"models": [{"name": "test-model", "context_length": 4096}]}));
+            },
+            json!(4096),
+            "ollama",
+        ),
+        (
+            "Ollama, not loaded",
+            |s| {
+                s.set_models(json!({"object": "list", "data": [{"id": "test-model"}]}));
+                s.set_route(
+                    "/api/show",
+                    json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}}),
+                );
+            },
+            json!(32768),
+            "ollama",
+        ),
+        (
+            "LM Studio",
+            |s| {
+                s.set_models(json!({"object": "list", "data": [{"id": "test-model"}]}));
+                s.set_route(
+                    "/api/v0/models",
+                    json!({"data": [{"id": "test-model", "max_context_length": 32768, "loaded_context_length": 8192}]}),
+                );
+            },
+            json!(8192),
+            "lmstudio",
+        ),
+    ];
+    for (server, setup, window, source) in cases {
+        let h = Harness::new(vec![]).await;
+        setup(&h.server);
+        let doc = h.alisio(&["models", "--json"]).await.json();
+        assert_eq!(
+            (doc["reportedContextWindow"].clone(), doc["windowSource"].clone()),
+            (window, json!(source)),
+            "{server}"
+        );
+    }
+    let h = Harness::with_config(vec![], json!({"provider": {"contextWindow": 1000}})).await;
+    h.server.set_models(json!({"data": [{"id": "test-model", "max_model_len": 32768}]}));
+    let doc = h.alisio(&["models", "--json"]).await.json();
+    assert_eq!((doc["configuredContextWindow"].clone(), doc["windowSource"].clone()), (json!(1000), json!("provider")));
 }

@@ -69,11 +69,20 @@ pub struct Received {
     pub body: Value,
 }
 
+impl Received {
+    /// A request to a model endpoint (the others are lookups and probes).
+    pub fn is_model_call(&self) -> bool {
+        self.method == "POST" && (self.path.ends_with("/chat/completions") || self.path.ends_with("/responses"))
+    }
+}
+
 #[derive(Default)]
 struct State {
     script: VecDeque<Reply>,
     received: Vec<Received>,
     models: Option<Value>,
+    /// Fixed JSON answers by exact path, for any method (server-specific endpoints).
+    routes: HashMap<String, Value>,
 }
 
 #[derive(Clone)]
@@ -104,9 +113,15 @@ impl ScriptedServer {
         self.state.lock().unwrap().models = Some(models);
     }
 
+    /// Answers `path` (exactly, any method) with `body`, leaving the script alone.
+    pub fn set_route(&self, path: &str, body: Value) {
+        self.state.lock().unwrap().routes.insert(path.to_string(), body);
+    }
+
     /// Every POST body received, in order.
+    /// Every request body sent to a model endpoint (chat completions or responses), in order.
     pub fn bodies(&self) -> Vec<Value> {
-        self.received().into_iter().filter(|r| r.method == "POST").map(|r| r.body).collect()
+        self.received().into_iter().filter(Received::is_model_call).map(|r| r.body).collect()
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -155,10 +170,19 @@ async fn write_head(socket: &mut TcpStream, status: u16, content_type: &str) -> 
 
 async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result<()> {
     let Some(request) = read_request(&mut socket).await else { return Ok(()) };
+    let route = state.lock().unwrap().routes.get(&request.path).cloned();
+    if let Some(body) = route {
+        state.lock().unwrap().received.push(request.clone());
+        write_head(&mut socket, 200, "application/json").await?;
+        socket.write_all(body.to_string().as_bytes()).await?;
+        return socket.shutdown().await;
+    }
     let (reply, models) = {
         let mut state = state.lock().unwrap();
         state.received.push(request.clone());
-        if request.method == "GET" {
+        // Only the model endpoints answer from the script; any other request is a lookup (GET
+        // /models, or a probe such as Ollama's POST /api/show) that a real server may not know.
+        if !request.is_model_call() {
             (None, Some(state.models.clone()))
         } else {
             (state.script.pop_front(), None)
@@ -169,7 +193,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
             // For a test in another process (the window tests): every POST body so far.
             let bodies: Vec<Value> = {
                 let state = state.lock().unwrap();
-                state.received.iter().filter(|r| r.method == "POST").map(|r| r.body.clone()).collect()
+                state.received.iter().filter(|r| r.is_model_call()).map(|r| r.body.clone()).collect()
             };
             write_head(&mut socket, 200, "application/json").await?;
             socket.write_all(Value::Array(bodies).to_string().as_bytes()).await?;

@@ -93,6 +93,19 @@ pub struct ContextMeter {
 }
 
 /// A past request rebuilt from the ledger.
+/// Where a window came from, as the meter says it.
+fn window_label(source: alisio_engine::provider::WindowSource) -> &'static str {
+    use alisio_engine::provider::WindowSource;
+    match source {
+        WindowSource::Provider => "provider.contextWindow",
+        WindowSource::Profile => "the profile's contextWindow",
+        WindowSource::Models => "GET /models",
+        WindowSource::Props => "llama.cpp /props",
+        WindowSource::Ollama => "Ollama /api/ps, /api/show",
+        WindowSource::Lmstudio => "LM Studio /api/v0/models",
+    }
+}
+
 /// A request diff for the window: the comparison and a line diff of each changed message.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -276,12 +289,10 @@ impl Backend {
         let engine = self.engine();
         let record = self.store.resolve_session(session)?;
         let pressure = engine.pressure(&record)?;
-        let (window_tokens, window_source) = match engine.config().provider.context_window {
-            Some(w) => (Some(w), "provider.contextWindow"),
-            None => match engine.context_window().await {
-                Some(w) => (Some(w), "GET /models"),
-                None => (None, "unknown"),
-            },
+        let window = engine.window().await;
+        let (window_tokens, window_source) = match window {
+            Some(w) => (Some(w.tokens), window_label(w.source)),
+            None => (None, "unknown"),
         };
         let cache = engine.cache_strategy_active();
         Ok(ContextMeter {
@@ -543,7 +554,7 @@ impl Backend {
         Ok(ConnectionReport {
             context_window: match config.provider.context_window {
                 Some(window) => Some(window),
-                None => provider.context_window_from(Some(&models)).await.unwrap_or(None),
+                None => provider.discover_window(Some(&models)).await.unwrap_or(None).map(|w| w.tokens),
             },
             base_url: config.provider.base_url,
             model: config.provider.model,

@@ -261,6 +261,11 @@ impl Engine {
         self.model.context_window().await
     }
 
+    /// The window in force and the source that gave it.
+    pub async fn window(&self) -> Option<crate::provider::Window> {
+        self.model.window().await
+    }
+
     /// Sends call `n`'s exact request again to the configured provider (its model may differ) and
     /// records it as a `replay` call; the transcript is not touched, so no claim is needed.
     pub async fn replay_call(&self, session: &str, n: usize, cancel: &CancellationToken) -> Result<ReplayReport> {

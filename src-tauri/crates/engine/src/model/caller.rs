@@ -11,7 +11,7 @@ use super::ModelClient;
 use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
-use crate::provider::{build_body, Completion, RequestOptions};
+use crate::provider::{build_body, Completion, RequestOptions, Window, WindowSource};
 use crate::store::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Store};
 use crate::transcript::estimate_tokens;
 use crate::view::PreparedRequest;
@@ -52,7 +52,7 @@ pub struct ModelCaller {
     config: ProviderConfig,
     /// `limits.maxContextChars`: instructions + transcript (+ an appended request) of any request.
     max_context_chars: u64,
-    reported_window: tokio::sync::OnceCell<Option<u64>>,
+    reported_window: tokio::sync::OnceCell<Option<Window>>,
 }
 
 impl ModelCaller {
@@ -66,8 +66,13 @@ impl ModelCaller {
 
     /// The context window: `provider.contextWindow`, else what the server reports (asked once).
     pub async fn context_window(&self) -> Option<u64> {
-        if let Some(window) = self.config.context_window {
-            return Some(window);
+        self.window().await.map(|w| w.tokens)
+    }
+
+    /// The window in force and its source.
+    pub async fn window(&self) -> Option<Window> {
+        if let Some(tokens) = self.config.context_window {
+            return Some(Window { tokens, source: WindowSource::Provider });
         }
         *self
             .reported_window

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::Result;
-use crate::provider::{Completion, Provider};
+use crate::provider::{Completion, Provider, Window};
 
 pub use caller::{ModelCaller, Outgoing, Purpose};
 pub use scripted::ScriptedClient;
@@ -27,8 +27,9 @@ pub trait ModelClient: Send + Sync {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Completion>>;
 
-    /// The context window the server reports for the configured model; `Ok(None)` when it does not say.
-    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<u64>>>;
+    /// The context window the server reports for the configured model, and which source said it;
+    /// `Ok(None)` when it does not say.
+    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<Window>>>;
 }
 
 impl ModelClient for Provider {
@@ -41,7 +42,7 @@ impl ModelClient for Provider {
         Box::pin(Provider::send(self, body, on_delta, cancel))
     }
 
-    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<u64>>> {
+    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<Window>>> {
         Box::pin(Provider::fetch_context_window(self))
     }
 }

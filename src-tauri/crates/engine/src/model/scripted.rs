@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::ModelClient;
 use crate::config::Api;
 use crate::error::{Error, Result};
-use crate::provider::{parse_answer, Completion};
+use crate::provider::{parse_answer, Completion, Window, WindowSource};
 
 #[derive(Default)]
 struct Script {
@@ -83,8 +83,8 @@ impl ModelClient for ScriptedClient {
         })
     }
 
-    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<u64>>> {
-        Box::pin(async move { Ok(self.window) })
+    fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<Window>>> {
+        Box::pin(async move { Ok(self.window.map(|tokens| Window { tokens, source: WindowSource::Models })) })
     }
 }
 

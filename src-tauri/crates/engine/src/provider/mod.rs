@@ -19,7 +19,7 @@ use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::transcript::{Message, ToolCall};
 
-pub use window::parse_context_window;
+pub use window::{parse_context_window, Window, WindowSource};
 use wire::WireItem;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -343,23 +343,50 @@ impl Provider {
         Ok(Completion { ttft_ms, ..completion })
     }
 
-    /// The model's context window as the server reports it: `GET {baseUrl}/models`, then llama.cpp's
-    /// `/props`. `Ok(None)` when the server does not say.
-    pub async fn fetch_context_window(&self) -> Result<Option<u64>> {
+    /// The model's context window as the server reports it (`GET {baseUrl}/models`, then the
+    /// server-specific sources); `Ok(None)` when it does not say.
+    pub async fn fetch_context_window(&self) -> Result<Option<Window>> {
         let base = self.config.base_url.trim_end_matches('/');
         let models = self.get_json(&format!("{base}/models")).await?;
-        self.context_window_from(models.as_ref()).await
+        self.discover_window(models.as_ref()).await
     }
 
-    /// The window from an already fetched `/models` document, else from llama.cpp's `/props`.
-    pub async fn context_window_from(&self, models: Option<&Value>) -> Result<Option<u64>> {
-        if let Some(window) = models.and_then(|m| parse_context_window(m, &self.config.model)) {
-            return Ok(Some(window));
-        }
+    /// The window in force from an already fetched `/models` document, else from llama.cpp's
+    /// `/props`, Ollama's `/api/ps` and `/api/show`, LM Studio's `/api/v0/models` (each asked only
+    /// when the previous ones gave no loaded window). A loaded window wins over a trained maximum.
+    pub async fn discover_window(&self, models: Option<&Value>) -> Result<Option<Window>> {
+        let model = self.config.model.as_str();
         let base = self.config.base_url.trim_end_matches('/');
         let root = base.strip_suffix("/v1").unwrap_or(base);
+        let mut trained: Option<Window> = None;
+        let mut consider = |reported: window::Reported, source: WindowSource| {
+            if trained.is_none() {
+                trained = reported.trained.map(|tokens| Window { tokens, source });
+            }
+            reported.loaded.map(|tokens| Window { tokens, source })
+        };
+        if let Some(found) = models.and_then(|doc| consider(window::from_models(doc, model), WindowSource::Models)) {
+            return Ok(Some(found));
+        }
         let props = self.get_json(&format!("{root}/props")).await.unwrap_or(None);
-        Ok(props.as_ref().and_then(|p| parse_context_window(p, &self.config.model)))
+        if let Some(found) = props.and_then(|doc| consider(window::from_props(&doc), WindowSource::Props)) {
+            return Ok(Some(found));
+        }
+        let ps = self.get_json(&format!("{root}/api/ps")).await.unwrap_or(None);
+        let show = self.post_json(&format!("{root}/api/show"), &json!({"model": model})).await.unwrap_or(None);
+        if ps.is_some() || show.is_some() {
+            if let Some(found) = consider(window::from_ollama(ps.as_ref(), show.as_ref(), model), WindowSource::Ollama)
+            {
+                return Ok(Some(found));
+            }
+        }
+        let lmstudio = self.get_json(&format!("{root}/api/v0/models")).await.unwrap_or(None);
+        if let Some(found) =
+            lmstudio.and_then(|doc| consider(window::from_lmstudio(&doc, model), WindowSource::Lmstudio))
+        {
+            return Ok(Some(found));
+        }
+        Ok(trained)
     }
 
     /// The model list as the server reports it (for a connection test).
@@ -367,6 +394,18 @@ impl Provider {
         let base = self.config.base_url.trim_end_matches('/');
         let url = format!("{base}/models");
         self.get_json(&url).await?.ok_or_else(|| self.fail(&url, "answered /models with nothing usable".into()))
+    }
+
+    async fn post_json(&self, url: &str, body: &Value) -> Result<Option<Value>> {
+        let mut request = self.http.post(url).json(body);
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.map_err(|e| self.describe_send_error(url, &e))?;
+        if !response.status().is_success() {
+            return Ok(None);
+        }
+        Ok(response.json::<Value>().await.ok())
     }
 
     async fn get_json(&self, url: &str) -> Result<Option<Value>> {
