@@ -256,11 +256,6 @@ impl Engine {
         compaction::pressure(&self.context(session, &|_: &Envelope| {}, &cancel))
     }
 
-    /// The context window: `provider.contextWindow`, else what the server reports (asked once).
-    pub async fn context_window(&self) -> Option<u64> {
-        self.model.context_window().await
-    }
-
     /// The window in force and the source that gave it.
     pub async fn window(&self) -> Option<crate::provider::Window> {
         self.model.window().await

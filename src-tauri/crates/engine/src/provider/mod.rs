@@ -397,19 +397,16 @@ impl Provider {
     }
 
     async fn post_json(&self, url: &str, body: &Value) -> Result<Option<Value>> {
-        let mut request = self.http.post(url).json(body);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(|e| self.describe_send_error(url, &e))?;
-        if !response.status().is_success() {
-            return Ok(None);
-        }
-        Ok(response.json::<Value>().await.ok())
+        self.lookup_json(url, self.http.post(url).json(body)).await
     }
 
     async fn get_json(&self, url: &str) -> Result<Option<Value>> {
-        let mut request = self.http.get(url);
+        self.lookup_json(url, self.http.get(url)).await
+    }
+
+    /// Sends a lookup (not a model request) with the key; `Ok(None)` when the server answers with
+    /// an error status or something that is not JSON.
+    async fn lookup_json(&self, url: &str, mut request: reqwest::RequestBuilder) -> Result<Option<Value>> {
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
