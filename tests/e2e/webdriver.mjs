@@ -48,7 +48,12 @@ export class Driver {
   async waitFor(css, { text, timeoutMs = 20_000 } = {}) {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      for (const id of await this.findAll(css)) {
+      // The page may re-render while WebKit collects the matches: then look again.
+      const found = await this.findAll(css).catch((error) => {
+        if (String(error).includes("stale element")) return [];
+        throw error;
+      });
+      for (const id of found) {
         // An element can be re-rendered between finding and reading it: then look again.
         const content = text === undefined ? "" : await this.text(id).catch(() => null);
         if (text === undefined || (content !== null && content.includes(text))) return id;
