@@ -86,6 +86,15 @@ pub enum Command {
         #[command(subcommand)]
         command: CallsCommand,
     },
+    /// Read sessions of Codex CLI, Claude Code and OpenCode (read-only; again to append what is new)
+    Import {
+        /// Files or directories (walked); none: the agents' default locations that exist
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Keep running and import what the sources append
+        #[arg(long)]
+        watch: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -177,6 +186,7 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
             Command::Sessions { command } => sessions(&context, command).await,
             Command::Calls { command } => calls(&context, command).await,
             Command::Models => models(&context).await,
+            Command::Import { paths, watch } => import(&context, paths, watch).await,
             Command::Compact { session, focus, preview, apply, checkpoint, discard, undo } => {
                 compact(&context, CompactArgs { session, focus, preview, apply, checkpoint, discard, undo }).await
             }
@@ -312,6 +322,64 @@ async fn compact(context: &Context, args: CompactArgs) -> Result<()> {
     match outcome {
         CompactOutcome::Failed { error } => Err(Error::Provider(format!("compaction failed: {error}"))),
         _ => Ok(()),
+    }
+}
+
+/// `alisio import` (I6): exit 1 when a file could not be read, 2 when a PATH holds no known format.
+async fn import(context: &Context, paths: Vec<PathBuf>, watch: bool) -> Result<()> {
+    use alisio_engine::import;
+    let given = !paths.is_empty();
+    let sources = || -> Vec<PathBuf> {
+        if given {
+            return paths.clone();
+        }
+        import::default_locations().into_iter().filter(|l| l.exists).map(|l| PathBuf::from(l.path)).collect()
+    };
+    if !given && sources().is_empty() && !watch {
+        eprintln!("alisio: no default location of Codex, Claude Code or OpenCode sessions exists here; give a PATH");
+    }
+    let report = import::import(&context.store, &sources());
+    print_import(context.json, &report, true)?;
+    if watch {
+        let cancel = interrupt_token();
+        while !cancel.is_cancelled() {
+            tokio::select! {
+                _ = cancel.cancelled() => break,
+                _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
+            }
+            let store = context.store.clone();
+            let roots = sources();
+            let round = tokio::task::spawn_blocking(move || import::import(&store, &roots))
+                .await
+                .map_err(|e| Error::Provider(format!("the import stopped: {e}")))?;
+            print_import(context.json, &round, false)?;
+        }
+        return Ok(());
+    }
+    if let Some(path) = report.unknown.first() {
+        return Err(Error::Usage(format!("{} holds no session Alisio can read; it reads {}", path.display(), import::FORMATS)));
+    }
+    if let Some(failure) = report.errors.first() {
+        return Err(Error::Unreadable(format!("cannot import {}: {}", failure.path, failure.error)));
+    }
+    Ok(())
+}
+
+/// Prints an import round: everything the first time, then only sessions that grew (watch).
+fn print_import(json: bool, report: &alisio_engine::import::ImportReport, first: bool) -> Result<()> {
+    if !first && report.imported.iter().all(|s| s.added == 0) && report.errors.is_empty() {
+        return Ok(());
+    }
+    if json {
+        if first {
+            return print_json(report);
+        }
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, report)?;
+        writeln!(out).and_then(|()| out.flush()).map_err(|e| Error::io("cannot write to stdout", e))
+    } else {
+        human::print_import(report, first);
+        Ok(())
     }
 }
 

@@ -226,3 +226,31 @@ pub fn print_replay(report: &alisio_engine::calls::ReplayReport) {
     println!("original:\n{}", text(&report.original));
     println!("replay:\n{}", text(&report.replay));
 }
+
+/// One line per imported session; skipped records and unreadable files on stderr.
+pub fn print_import(report: &alisio_engine::import::ImportReport, first: bool) {
+    use alisio_engine::import::Position;
+    for session in report.imported.iter().filter(|s| first || s.added > 0) {
+        let new = if session.added > 0 { format!(", {} new", session.added) } else { String::new() };
+        println!(
+            "{} {} -> {}  {:?}: {} messages, {} tool calls, {} compactions{new}",
+            session.source.as_str(),
+            session.source_id,
+            session.id,
+            session.title,
+            session.messages,
+            session.tool_calls,
+            session.compactions,
+        );
+        for skipped in &session.skipped {
+            let at = match &skipped.line {
+                Position::Line(n) => format!("line {n}"),
+                Position::Row(id) => format!("row {id}"),
+            };
+            eprintln!("  skipped {} {at}: {}", session.path, skipped.reason);
+        }
+    }
+    for failure in &report.errors {
+        eprintln!("alisio: cannot import {}: {}", failure.path, failure.error);
+    }
+}

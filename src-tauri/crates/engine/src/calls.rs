@@ -243,7 +243,14 @@ pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Res
         max_tokens: params.get("maxTokens").and_then(Value::as_u64).unwrap_or(0) as u32,
         tool_choice_none: params.get("toolChoice").and_then(Value::as_str) == Some("none"),
     };
-    Ok((build_body(&provider, &wire, &catalog_json(api, &catalog()), options), response))
+    // An imported call's tools were not recorded by its agent: none are rebuilt.
+    let tools = if is_reconstructed(call) { Value::Array(Vec::new()) } else { catalog_json(api, &catalog()) };
+    Ok((build_body(&provider, &wire, &tools, options), response))
+}
+
+/// A call read from another agent's records (its request is rebuilt from them, not stored).
+fn is_reconstructed(call: &ModelCallRecord) -> bool {
+    call.params.get("reconstructed").and_then(Value::as_bool) == Some(true)
 }
 
 /// The conversation part of a past request (system prompt, the stored records it was formed
@@ -257,7 +264,10 @@ pub fn request_messages(
         "responses" => Api::Responses,
         _ => Api::Chat,
     };
-    let (system, response) = store.model_call_payload(call.id)?;
+    let (mut system, response) = store.model_call_payload(call.id)?;
+    if is_reconstructed(call) {
+        system = store.imported_system_prompt(session)?;
+    }
     let mut messages = store.messages_by_seq(session, &expand_ranges(&call.message_ranges))?;
     messages.sort_by_key(|m| (m.anchor, m.seq));
     let mut wire = wire_messages(api, &system, messages);

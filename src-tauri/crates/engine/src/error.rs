@@ -49,6 +49,10 @@ pub enum Error {
     #[error("{0}")]
     Provider(String),
 
+    /// A file given to read could not be read (exit code 1).
+    #[error("{0}")]
+    Unreadable(String),
+
     #[error("{0}")]
     StepLimit(String),
 

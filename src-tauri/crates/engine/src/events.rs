@@ -13,11 +13,18 @@ pub enum CompactionReason {
     Auto,
     Budget,
     Cache,
+    /// Imported from an agent whose record does not say why it compacted.
+    Unknown,
 }
 
 impl CompactionReason {
-    pub const ALL: [CompactionReason; 4] =
-        [CompactionReason::Manual, CompactionReason::Auto, CompactionReason::Budget, CompactionReason::Cache];
+    pub const ALL: [CompactionReason; 5] = [
+        CompactionReason::Manual,
+        CompactionReason::Auto,
+        CompactionReason::Budget,
+        CompactionReason::Cache,
+        CompactionReason::Unknown,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -25,6 +32,7 @@ impl CompactionReason {
             CompactionReason::Auto => "auto",
             CompactionReason::Budget => "budget",
             CompactionReason::Cache => "cache",
+            CompactionReason::Unknown => "unknown",
         }
     }
 

@@ -14,6 +14,7 @@ pub mod demo;
 pub mod error;
 pub mod events;
 pub mod home;
+pub mod import;
 pub mod model;
 pub mod provider;
 pub mod secrets;

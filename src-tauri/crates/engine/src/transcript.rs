@@ -68,6 +68,14 @@ pub struct Message {
     pub created_at: String,
     /// Characters this message contributes to a request (stored, so budgets never re-count).
     pub chars: u64,
+    /// An imported message: the source record's id, what Alisio does not map (kept as JSON), and
+    /// whether the record is kept apart from the model's view (a sub-agent's, a local command's).
+    #[serde(default)]
+    pub source_id: Option<String>,
+    #[serde(default)]
+    pub meta: Option<serde_json::Value>,
+    #[serde(default)]
+    pub off_view: bool,
 }
 
 /// What budgets, boundaries and reductions need to know about a live message: no contents.

@@ -69,11 +69,16 @@ pub struct ModelView {
     pub tool_catalog_chars: u64,
     pub chars: u64,
     pub estimated_tokens: u64,
+    /// An imported session's view: what that agent would send next, rebuilt from its records.
+    pub reconstructed: bool,
 }
 
 pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<ModelView> {
     let record = store.resolve_session(session)?;
     let live = store.live_messages(&record.id)?;
+    if let Some(source) = record.source.as_deref() {
+        return Ok(imported_view(store, &record.id, source, live)?);
+    }
     let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live);
     Ok(ModelView {
         session: record.id,
@@ -83,6 +88,26 @@ pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<Model
         chars: prepared.chars,
         tool_catalog_chars: prepared.tool_catalog_chars,
         messages: prepared.wire,
+        reconstructed: false,
+    })
+}
+
+/// The next request of an imported session: the source's system prompt (when it recorded one)
+/// and its live messages, in the shape of the API that agent speaks; its tools are not recorded.
+fn imported_view(store: &Store, session: &str, source: &str, live: Vec<Message>) -> Result<ModelView> {
+    let api = if source == "codex" { Api::Responses } else { Api::Chat };
+    let system = store.imported_system_prompt(session)?;
+    let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
+    let model = store.model_calls(session)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
+    Ok(ModelView {
+        session: session.to_string(),
+        api,
+        model: model.unwrap_or_default(),
+        messages: wire_messages(api, &system, live),
+        tool_catalog_chars: 0,
+        chars,
+        estimated_tokens: estimate_tokens(chars),
+        reconstructed: true,
     })
 }
 
@@ -124,6 +149,19 @@ pub struct StoredMessage {
     pub created_by: Option<i64>,
     pub compacted_by: Option<i64>,
     pub created_at: String,
+    /// An imported message: the source record's id, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub source_id: Option<String>,
+    /// What the source record holds beyond the mapped fields (exit codes, flags, raw parts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "Record<string, unknown>"))]
+    pub meta: Option<Value>,
+    /// Kept in the stored view, never part of the model's view (a sub-agent's record, a local
+    /// command's output).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub off_view: bool,
 }
 
 /// A compaction record with its summarized seqs spelled out.
@@ -275,6 +313,9 @@ fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &Ha
             created_by: m.created_by,
             compacted_by: m.compacted_by,
             created_at: m.created_at,
+            source_id: m.source_id,
+            meta: m.meta,
+            off_view: m.off_view,
         })
         .collect()
 }

@@ -104,8 +104,17 @@ impl Engine {
     }
 
     /// Claims the session for this process for one operation (one process drives a session).
-    fn claim(&self, session: &str, operation: &str) -> Result<SessionClaim> {
-        SessionClaim::acquire(self.store.home(), session, operation)
+    /// A session imported from another agent is read-only: every operation that changes it is
+    /// refused here, before anything is written.
+    fn claim(&self, session: &Session, operation: &str) -> Result<SessionClaim> {
+        if let Some(source) = &session.source {
+            return Err(Error::Usage(format!(
+                "session {} was imported from {source} ({}) and is read-only; `{operation}` works on Alisio's own sessions",
+                session.id,
+                session.source_path.as_deref().unwrap_or("?"),
+            )));
+        }
+        SessionClaim::acquire(self.store.home(), &session.id, operation)
     }
 
     fn context<'a>(
@@ -143,7 +152,7 @@ impl Engine {
                 self.store.create_session(&workspace.to_string_lossy(), &title)?
             }
         };
-        let _claim = self.claim(&session.id, "run")?;
+        let _claim = self.claim(&session, "run")?;
         let ctx = self.context(&session, sink, cancel);
         ctx.emit(Event::Session { id: session.id.clone() });
         let result = self.run_turn_in(&ctx, &request).await;
@@ -225,7 +234,7 @@ impl Engine {
         sink: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<CompactOutcome> {
-        let _claim = self.claim(&session.id, "compact")?;
+        let _claim = self.claim(&session, "compact")?;
         let ctx = self.context(session, sink, cancel);
         compaction::compact(&ctx, &self.plugins, reason, focus, preview).await
     }
@@ -238,14 +247,14 @@ impl Engine {
         edited: Option<&str>,
         sink: &dyn EventSink,
     ) -> Result<CompactOutcome> {
-        let _claim = self.claim(&session.id, "compact --apply")?;
+        let _claim = self.claim(&session, "compact --apply")?;
         let cancel = CancellationToken::new();
         compaction::apply_proposal(&self.context(session, sink, &cancel), proposal, edited)
     }
 
     /// Reverts the newest compaction (and reductions after it); returns the reverted record ids.
     pub fn undo_compaction(&self, session: &Session, sink: &dyn EventSink) -> Result<Vec<i64>> {
-        let _claim = self.claim(&session.id, "compact --undo")?;
+        let _claim = self.claim(&session, "compact --undo")?;
         let cancel = CancellationToken::new();
         compaction::undo_compaction(&self.context(session, sink, &cancel))
     }
@@ -290,7 +299,7 @@ impl Engine {
     /// started as not run), in call order, in one transaction. Re-runs and undoes nothing.
     pub fn recover(&self, session: &str) -> Result<RecoverReport> {
         let record = self.store.resolve_session(session)?;
-        let _claim = self.claim(&record.id, "sessions recover")?;
+        let _claim = self.claim(&record, "sessions recover")?;
         let unresolved = self.store.unresolved_tool_calls(&record.id)?;
         let started: Vec<&JournalEntry> = unresolved.iter().filter(|e| e.state != JournalState::Requested).collect();
         let killed = kill_leftover_groups(&started);

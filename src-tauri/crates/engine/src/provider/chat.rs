@@ -11,7 +11,10 @@ use crate::transcript::{Message, Role, ToolCall};
 /// The `messages` array for a system prompt and transcript.
 pub fn wire_messages(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     let mut out = Vec::with_capacity(messages.len() + 1);
-    out.push(WireItem::Text { role: "system", content: system.to_string() });
+    // An imported session whose source recorded no system prompt has none to send.
+    if !system.is_empty() {
+        out.push(WireItem::Text { role: "system", content: system.to_string() });
+    }
     out.extend(messages.into_iter().map(wire_message));
     out
 }

@@ -12,7 +12,10 @@ use crate::transcript::{Message, Role, ToolCall};
 /// The `input` array for a system prompt and transcript.
 pub fn wire_input(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     let mut out = Vec::with_capacity(messages.len() + 1);
-    out.push(WireItem::Text { role: "system", content: system.to_string() });
+    // An imported session whose source recorded no system prompt has none to send.
+    if !system.is_empty() {
+        out.push(WireItem::Text { role: "system", content: system.to_string() });
+    }
     for message in messages {
         match message.role {
             Role::Assistant => match message.provider_items {

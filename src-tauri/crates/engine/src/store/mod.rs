@@ -105,16 +105,31 @@ impl Store {
         self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Applies the migrations this database lacks. Foreign keys are off while they run (a table
+    /// rebuild needs that, and it cannot change inside a transaction) and checked before commit.
     fn migrate(&self) -> Result<()> {
-        self.write(|tx| {
+        let version: i64 = self.read(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))?;
+        if version >= SCHEMA_VERSION {
+            return Ok(());
+        }
+        self.read(|c| Ok(c.execute_batch("PRAGMA foreign_keys = OFF")?))?;
+        let migrated = self.write(|tx| {
             let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
             for (index, (_, sql)) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
                 tx.execute_batch(sql)?;
                 tx.pragma_update(None, "user_version", (index + 1) as i64)?;
             }
+            let broken: i64 = tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
+            if broken > 0 {
+                return Err(Error::Database {
+                    path: self.path.clone(),
+                    problem: format!("has {broken} rows whose references broke while upgrading; nothing was changed"),
+                });
+            }
             Ok(())
-        })
-        .map_err(|e| match e {
+        });
+        self.read(|c| Ok(c.execute_batch("PRAGMA foreign_keys = ON")?))?;
+        migrated.map_err(|e| match e {
             Error::Sqlite(err) => Error::Database { path: self.path.clone(), problem: describe_open_error(&err) },
             other => other,
         })
@@ -234,6 +249,7 @@ mod tests {
             }
         }
         names.sort();
+        names.dedup();
         names
     }
 

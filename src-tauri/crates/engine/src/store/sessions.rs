@@ -17,6 +17,14 @@ pub struct Session {
     pub workspace: String,
     pub created_at: String,
     pub updated_at: String,
+    /// The agent an imported session was read from (`codex`, `claude-code`, `opencode`); absent
+    /// for Alisio's own sessions, which are the only ones `run` and `compact` may change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub source_path: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,10 +49,20 @@ pub struct SessionSummary {
     pub saved_chars: u64,
     pub created_at: String,
     pub last_activity: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub source_path: Option<String>,
 }
 
 const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
-                               compacted, summary, truncated, uncertain, created_at, chars, reverted, created_by, compacted_by";
+                               compacted, summary, truncated, uncertain, created_at, chars, reverted, created_by, compacted_by, \
+                               source_id, meta, off_view";
+
+/// The columns of a session row, in the order `session_from_row` reads them.
+pub(crate) const SESSION_COLUMNS: &str = "id, title, workspace, created_at, updated_at, source, source_path";
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -53,6 +71,8 @@ fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
         workspace: row.get(2)?,
         created_at: row.get(3)?,
         updated_at: row.get(4)?,
+        source: row.get(5)?,
+        source_path: row.get(6)?,
     })
 }
 
@@ -90,6 +110,12 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         reverted: row.get(13)?,
         created_by: row.get(14)?,
         compacted_by: row.get(15)?,
+        source_id: row.get(16)?,
+        meta: match row.get::<_, Option<String>>(17)? {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|e| bad(17, format!("meta: {e}")))?),
+            None => None,
+        },
+        off_view: row.get(18)?,
     })
 }
 
@@ -102,6 +128,8 @@ impl Store {
             workspace: workspace.to_string(),
             created_at: now.clone(),
             updated_at: now,
+            source: None,
+            source_path: None,
         };
         self.write(|tx| {
             tx.execute(
@@ -118,7 +146,7 @@ impl Store {
         self.read(|conn| {
             let exact = conn
                 .query_row(
-                    "SELECT id, title, workspace, created_at, updated_at FROM sessions WHERE id = ?1",
+                    &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
                     [id_or_prefix],
                     session_from_row,
                 )
@@ -130,7 +158,7 @@ impl Store {
                 return Err(Error::SessionNotFound(String::new()));
             }
             let mut stmt = conn.prepare(
-                "SELECT id, title, workspace, created_at, updated_at FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2",
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2"),
             )?;
             let found: Vec<Session> = stmt
                 .query_map(params![id_or_prefix, id_or_prefix.chars().count() as i64], session_from_row)?
@@ -148,7 +176,7 @@ impl Store {
         self.read(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at,
-                        (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 0),
+                        (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 0 AND m.off_view = 0),
                         (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 1),
                         (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state IN ('started', 'uncertain')),
                         (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state = 'started'),
@@ -156,7 +184,8 @@ impl Store {
                         (SELECT coalesce(sum(cached_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
                         (SELECT coalesce(sum(completion_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
                         (SELECT count(*) FROM compactions k WHERE k.session_id = s.id AND k.kind = 'checkpoint' AND k.status = 'applied'),
-                        (SELECT coalesce(sum(max(k.before_chars - k.after_chars, 0)), 0) FROM compactions k WHERE k.session_id = s.id AND k.status = 'applied')
+                        (SELECT coalesce(sum(max(k.before_chars - k.after_chars, 0)), 0) FROM compactions k WHERE k.session_id = s.id AND k.status = 'applied'),
+                        s.source, s.source_path
                  FROM sessions s ORDER BY s.updated_at DESC, s.id DESC",
             )?;
             let rows = stmt.query_map([], |row| {
@@ -175,6 +204,8 @@ impl Store {
                     completion_tokens: row.get(11)?,
                     compactions: row.get(12)?,
                     saved_chars: row.get(13)?,
+                    source: row.get(14)?,
+                    source_path: row.get(15)?,
                 })
             })?;
             let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;
@@ -187,6 +218,16 @@ impl Store {
                 }
             }
             Ok(sessions)
+        })
+    }
+
+    /// The system prompt an imported session's source recorded ("" when it recorded none).
+    pub fn imported_system_prompt(&self, session: &str) -> Result<String> {
+        self.read(|conn| {
+            Ok(conn
+                .query_row("SELECT coalesce(system_prompt, '') FROM sessions WHERE id = ?1", [session], |r| r.get(0))
+                .optional()?
+                .unwrap_or_default())
         })
     }
 
@@ -276,7 +317,7 @@ impl Store {
 fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
     let mut stmt = conn.prepare_cached(
         "SELECT seq, anchor, role, summary, chars, tool_calls, tool_call_id FROM messages
-         WHERE session_id = ?1 AND compacted = 0 ORDER BY anchor, seq",
+         WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
     )?;
     let rows = stmt.query_map([session], |row| {
         let role: String = row.get(2)?;
@@ -312,7 +353,7 @@ fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
 }
 
 fn query_messages(conn: &Connection, session: &str, live_only: bool) -> Result<Vec<Message>> {
-    let filter = if live_only { "AND compacted = 0" } else { "" };
+    let filter = if live_only { "AND compacted = 0 AND off_view = 0" } else { "" };
     let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 {filter} ORDER BY anchor, seq");
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([session], message_from_row)?;

@@ -1,0 +1,630 @@
+//! Sessions of other agents (`alisio import`, INTERFACES I6): Codex CLI rollouts, Claude Code
+//! sessions and OpenCode databases, recognised by content and read into the session store,
+//! read-only and incrementally. Each source session becomes one Alisio session with a stable id;
+//! importing again appends what the source wrote since (a source rewritten in place is read
+//! again from its start). Files are streamed line by line and written in bounded batches, so a
+//! large rollout never sits in memory.
+
+mod claude;
+mod codex;
+mod opencode;
+mod sink;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::store::Store;
+use sink::{Live, Sink, SinkState};
+
+pub use opencode::COMPACTION_PROMPT as OPENCODE_COMPACTION_PROMPT;
+
+/// The agents whose sessions Alisio reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum SourceKind {
+    #[serde(rename = "codex")]
+    Codex,
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    #[serde(rename = "opencode")]
+    OpenCode,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Codex => "codex",
+            SourceKind::ClaudeCode => "claude-code",
+            SourceKind::OpenCode => "opencode",
+        }
+    }
+
+    /// The API shape the agent speaks, for the reconstructed model view.
+    pub fn api(self) -> crate::config::Api {
+        match self {
+            SourceKind::Codex => crate::config::Api::Responses,
+            _ => crate::config::Api::Chat,
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SourceKind> {
+        [SourceKind::Codex, SourceKind::ClaudeCode, SourceKind::OpenCode].into_iter().find(|k| k.as_str() == text)
+    }
+}
+
+/// The formats `import` recognises, for messages that must name them.
+pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
+    (~/.claude/projects/<dir>/<uuid>.jsonl) or an OpenCode database (opencode.db)";
+
+/// Where a record could not be read: its line (JSONL) or row id (OpenCode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum Position {
+    Line(u64),
+    Row(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Skipped {
+    pub line: Position,
+    pub reason: String,
+}
+
+/// One source session as imported (I6 `imported[]`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedSession {
+    pub id: String,
+    pub source: SourceKind,
+    pub path: String,
+    pub source_id: String,
+    pub title: String,
+    pub messages: u64,
+    pub tool_calls: u64,
+    pub compactions: u64,
+    pub skipped: Vec<Skipped>,
+    /// Messages this run added (0 when the source had nothing new).
+    #[serde(skip)]
+    pub added: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ImportFailure {
+    pub path: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ImportReport {
+    pub imported: Vec<ImportedSession>,
+    pub errors: Vec<ImportFailure>,
+    /// Paths given that hold no session in a known format.
+    #[serde(skip)]
+    pub unknown: Vec<PathBuf>,
+}
+
+/// Whether an importer took a record or skipped it (and why).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Skip {
+    No,
+    Yes(String),
+}
+
+/// A string at a JSON pointer.
+pub(crate) fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+/// A default location of an agent's sessions, and whether it exists here.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SourceLocation {
+    pub source: SourceKind,
+    pub path: String,
+    pub exists: bool,
+}
+
+/// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), `~/.claude/projects`,
+/// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`).
+pub fn default_locations() -> Vec<SourceLocation> {
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let codex = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex")).join("sessions");
+    let claude = home.join(".claude").join("projects");
+    let opencode =
+        env_dir("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local/share")).join("opencode").join("opencode.db");
+    [(SourceKind::Codex, codex), (SourceKind::ClaudeCode, claude), (SourceKind::OpenCode, opencode)]
+        .into_iter()
+        .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
+        .collect()
+}
+
+/// Recognises a file by its content.
+pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
+    let mut file = File::open(path)?;
+    let mut head = [0u8; 16];
+    let n = file.read(&mut head)?;
+    if n == 16 && &head == b"SQLite format 3\0" {
+        return Ok(opencode::open(path).ok().filter(opencode::is_opencode).map(|_| SourceKind::OpenCode));
+    }
+    if !head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| *b == b'{') {
+        return Ok(None);
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    for index in 0..20 {
+        line.clear();
+        if reader.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let Ok(record) = serde_json::from_slice::<Value>(&line) else { continue };
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
+        if index == 0 && kind == "session_meta" && record.get("payload").is_some() {
+            return Ok(Some(SourceKind::Codex));
+        }
+        if record.get("sessionId").and_then(Value::as_str).is_some()
+            && matches!(kind, "user" | "assistant" | "system" | "attachment" | "queue-operation" | "summary")
+        {
+            return Ok(Some(SourceKind::ClaudeCode));
+        }
+    }
+    Ok(None)
+}
+
+/// Every file under `paths` (directories walked, symlinked directories not followed) with the
+/// format it holds; paths that hold none are listed apart.
+pub fn discover(paths: &[PathBuf]) -> (Vec<(SourceKind, PathBuf)>, Vec<ImportFailure>, Vec<PathBuf>) {
+    let mut found = Vec::new();
+    let mut errors = Vec::new();
+    let mut unknown = Vec::new();
+    for path in paths {
+        let before = found.len();
+        let errors_before = errors.len();
+        walk(path, &mut found, &mut errors);
+        if found.len() == before && errors.len() == errors_before {
+            unknown.push(path.clone());
+        }
+    }
+    (found, errors, unknown)
+}
+
+fn walk(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<ImportFailure>) {
+    let fail = |errors: &mut Vec<ImportFailure>, e: std::io::Error| {
+        errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() })
+    };
+    match std::fs::metadata(path) {
+        Err(e) => fail(errors, e),
+        Ok(meta) if meta.is_dir() => {
+            let mut entries = match std::fs::read_dir(path) {
+                Ok(entries) => entries.filter_map(|e| e.ok()).collect::<Vec<_>>(),
+                Err(e) => return fail(errors, e),
+            };
+            entries.sort_by_key(|e| e.file_name());
+            for entry in entries {
+                let is_link_dir =
+                    entry.file_type().is_ok_and(|t| t.is_symlink()) && entry.path().metadata().is_ok_and(|m| m.is_dir());
+                if !is_link_dir {
+                    walk(&entry.path(), found, errors);
+                }
+            }
+        }
+        Ok(_) => match detect(path) {
+            Ok(Some(kind)) => found.push((kind, path.to_path_buf())),
+            Ok(None) => {}
+            Err(e) => fail(errors, e),
+        },
+    }
+}
+
+/// Imports every session under `paths` (I6). A file that cannot be read is reported in
+/// `errors`; the others are imported regardless.
+pub fn import(store: &Store, paths: &[PathBuf]) -> ImportReport {
+    let (found, mut errors, unknown) = discover(paths);
+    let mut imported = Vec::new();
+    for (kind, path) in found {
+        let result = match kind {
+            SourceKind::OpenCode => import_opencode(store, &path),
+            _ => import_jsonl(store, kind, &path).map(|s| vec![s]),
+        };
+        match result {
+            Ok(sessions) => imported.extend(sessions),
+            Err(e) => errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() }),
+        }
+    }
+    ImportReport { imported, errors, unknown }
+}
+
+/// How far a JSONL source has been read, and the importer's state at that point.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cursor<S> {
+    offset: u64,
+    line: u64,
+    size: u64,
+    modified: i64,
+    /// Fingerprints of the first bytes and of the bytes before `offset`: a file rewritten in
+    /// place (not appended to) is read again from its start.
+    head: u64,
+    tail: u64,
+    skipped: Vec<Skipped>,
+    state: S,
+}
+
+/// FNV-1a: a fixed, dependency-free fingerprint of a few kilobytes.
+fn fingerprint(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3))
+}
+
+const FINGERPRINT_BYTES: u64 = 4096;
+
+fn fingerprints(file: &mut File, offset: u64) -> std::io::Result<(u64, u64)> {
+    let mut read_at = |from: u64, len: u64| -> std::io::Result<u64> {
+        let mut buf = vec![0u8; len as usize];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut buf)?;
+        Ok(fingerprint(&buf))
+    };
+    let head = read_at(0, offset.min(FINGERPRINT_BYTES))?;
+    let tail_len = offset.min(FINGERPRINT_BYTES);
+    let tail = read_at(offset - tail_len, tail_len)?;
+    Ok((head, tail))
+}
+
+fn modified_ms(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The identity of a JSONL source session, read from its first records.
+struct Identity {
+    source_id: String,
+    workspace: String,
+    created_at: String,
+}
+
+fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
+    let reader = BufReader::new(File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?);
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+    let mut identity = Identity { source_id: String::new(), workspace: String::new(), created_at: String::new() };
+    for line in reader.split(b'\n').take(200) {
+        let line = line.map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let Ok(record) = serde_json::from_slice::<Value>(&line) else { continue };
+        if identity.created_at.is_empty() {
+            identity.created_at = str_at(&record, "/timestamp").unwrap_or_default().to_string();
+        }
+        match kind {
+            SourceKind::Codex => {
+                let payload = &record["payload"];
+                identity.source_id =
+                    str_at(payload, "/id").or_else(|| str_at(payload, "/session_id")).unwrap_or(&stem).to_string();
+                identity.workspace = str_at(payload, "/cwd").unwrap_or_default().to_string();
+                break;
+            }
+            _ => {
+                if identity.source_id.is_empty() {
+                    if let Some(id) = str_at(&record, "/sessionId") {
+                        identity.source_id = id.to_string();
+                    }
+                }
+                if let Some(cwd) = str_at(&record, "/cwd") {
+                    identity.workspace = cwd.to_string();
+                    break;
+                }
+            }
+        }
+    }
+    if kind == SourceKind::ClaudeCode && uuid::Uuid::parse_str(&stem).is_ok() || identity.source_id.is_empty() {
+        identity.source_id = stem;
+    }
+    Ok(identity)
+}
+
+/// The Alisio session id of a source session: the same on every machine and every import.
+pub fn session_id(kind: SourceKind, source_id: &str) -> String {
+    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("alisio-import:{}:{source_id}", kind.as_str()).as_bytes())
+        .to_string()
+}
+
+/// Finds or creates the session for a source session; returns its id and stored cursor.
+fn upsert_session(
+    store: &Store,
+    kind: SourceKind,
+    source_id: &str,
+    path: &Path,
+    title: &str,
+    workspace: &str,
+    created_at: &str,
+) -> Result<(String, Option<String>)> {
+    let id = session_id(kind, source_id);
+    let path_text = path.display().to_string();
+    store.write(|tx| {
+        let cursor: Option<Option<String>> = tx
+            .query_row("SELECT source_cursor FROM sessions WHERE id = ?1", [&id], |r| r.get(0))
+            .optional()?;
+        match cursor {
+            Some(cursor) => {
+                tx.execute("UPDATE sessions SET source_path = ?2 WHERE id = ?1", params![id, path_text])?;
+                Ok((id.clone(), cursor))
+            }
+            None => {
+                let created = if created_at.is_empty() { crate::events::now_rfc3339() } else { created_at.to_string() };
+                tx.execute(
+                    "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, source_id)
+                     VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
+                    params![id, title, workspace, created, kind.as_str(), path_text, source_id],
+                )?;
+                Ok((id.clone(), None))
+            }
+        }
+    })
+}
+
+/// Removes what was imported of a session (its source was rewritten; it is read again).
+fn clear_session(tx: &Transaction<'_>, session: &str) -> Result<()> {
+    for table in ["messages", "compactions", "model_calls", "tool_calls", "events"] {
+        tx.execute(&format!("DELETE FROM {table} WHERE session_id = ?1"), [session])?;
+    }
+    tx.execute("UPDATE sessions SET source_cursor = NULL WHERE id = ?1", [session])?;
+    Ok(())
+}
+
+/// The model view and next seq of a stored session, to go on appending to it.
+fn sink_state(tx: &Transaction<'_>, session: &str) -> Result<SinkState> {
+    let next_seq: i64 =
+        tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| r.get(0))?;
+    let mut stmt = tx.prepare(
+        "SELECT seq, chars FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
+    )?;
+    let live = stmt
+        .query_map([session], |r| Ok(Live { seq: r.get(0)?, chars: r.get(1)? }))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(SinkState { next_seq, live, added: 0 })
+}
+
+fn counts(store: &Store, session: &str) -> Result<(String, u64, u64, u64)> {
+    store.read(|c| {
+        Ok(c.query_row(
+            "SELECT s.title,
+                    (SELECT count(*) FROM messages WHERE session_id = s.id),
+                    (SELECT coalesce(sum(json_array_length(tool_calls)), 0) FROM messages
+                        WHERE session_id = s.id AND tool_calls IS NOT NULL),
+                    (SELECT count(*) FROM compactions WHERE session_id = s.id)
+             FROM sessions s WHERE s.id = ?1",
+            [session],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?)
+    })
+}
+
+/// A JSONL format's per-record mapping.
+enum LineImporter {
+    Codex(codex::Codex),
+    Claude(claude::Claude),
+}
+
+impl LineImporter {
+    fn line(&mut self, sink: &mut Sink<'_, '_>, record: &Value) -> Result<Skip> {
+        match self {
+            LineImporter::Codex(c) => c.line(sink, record),
+            LineImporter::Claude(c) => c.line(sink, record),
+        }
+    }
+}
+
+/// Lines (or bytes) written per transaction: bounded memory and WAL, and progress that survives
+/// an interruption.
+const BATCH_LINES: usize = 20_000;
+const BATCH_BYTES: usize = 32 << 20;
+const MAX_SKIPPED_KEPT: usize = 1000;
+
+fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<ImportedSession> {
+    let unreadable = |e: std::io::Error| Error::io(format!("cannot read {}", path.display()), e);
+    let mut file = File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    let identity = identify(kind, path)?;
+    let (session, stored) = upsert_session(
+        store,
+        kind,
+        &identity.source_id,
+        path,
+        &identity.source_id,
+        &identity.workspace,
+        &identity.created_at,
+    )?;
+    let cursor: Option<Cursor<Value>> = stored.as_deref().and_then(|c| serde_json::from_str(c).ok());
+    let same_prefix = |file: &mut File, c: &Cursor<Value>| {
+        c.offset <= meta.len() && fingerprints(file, c.offset).ok() == Some((c.head, c.tail))
+    };
+    let mut cursor = match cursor {
+        Some(c) if same_prefix(&mut file, &c) && c.size == meta.len() && c.modified == modified_ms(&meta) => {
+            return finished(store, kind, path, &identity.source_id, &session, c.skipped, 0);
+        }
+        Some(c) if same_prefix(&mut file, &c) => c,
+        Some(_) => {
+            store.write(|tx| clear_session(tx, &session))?;
+            Cursor::default()
+        }
+        None => Cursor::default(),
+    };
+    let mut importer = match kind {
+        SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.clone()).unwrap_or_default()),
+        _ => LineImporter::Claude(serde_json::from_value(cursor.state.clone()).unwrap_or_default()),
+    };
+    file.seek(SeekFrom::Start(cursor.offset)).map_err(unreadable)?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut added = 0;
+    let mut line = Vec::new();
+    let mut pending_skip = None;
+    let mut done = false;
+    while !done {
+        store.write(|tx| {
+            let mut state = sink_state(tx, &session)?;
+            let mut sink = Sink { tx, session: &session, state: &mut state };
+            let (mut lines, mut bytes) = (0, 0);
+            while lines < BATCH_LINES && bytes < BATCH_BYTES {
+                line.clear();
+                let n = reader.read_until(b'\n', &mut line).map_err(unreadable)?;
+                if n == 0 {
+                    done = true;
+                    break;
+                }
+                let complete = line.last() == Some(&b'\n');
+                let number = cursor.line + 1;
+                let text = trim_line(&line);
+                let parsed = if text.is_empty() { None } else { Some(serde_json::from_slice::<Value>(text)) };
+                match parsed {
+                    Some(Err(e)) if !complete => {
+                        // The writer is still on this line: leave it for the next import.
+                        pending_skip = Some(Skipped {
+                            line: Position::Line(number),
+                            reason: format!("incomplete last line (no newline; the file may still be written): {e}"),
+                        });
+                        done = true;
+                        break;
+                    }
+                    Some(Err(e)) => push_skip(&mut cursor.skipped, number, format!("not JSON: {e}")),
+                    Some(Ok(record)) if !record.is_object() => {
+                        push_skip(&mut cursor.skipped, number, "not a JSON object".into())
+                    }
+                    Some(Ok(record)) => {
+                        if let Skip::Yes(reason) = importer.line(&mut sink, &record)? {
+                            push_skip(&mut cursor.skipped, number, reason);
+                        }
+                    }
+                    None => {}
+                }
+                cursor.line = number;
+                cursor.offset += n as u64;
+                lines += 1;
+                bytes += n;
+            }
+            added += sink.state.added;
+            sink.state.added = 0;
+            cursor.state = match &importer {
+                LineImporter::Codex(c) => serde_json::to_value(c)?,
+                LineImporter::Claude(c) => serde_json::to_value(c)?,
+            };
+            // A second handle: the reader's own position must not move.
+            let mut file = File::open(path).map_err(unreadable)?;
+            (cursor.head, cursor.tail) = fingerprints(&mut file, cursor.offset).map_err(unreadable)?;
+            let whole = done && pending_skip.is_none();
+            // The size/mtime shortcut holds only when the whole file was read.
+            (cursor.size, cursor.modified) = if whole { (meta.len(), modified_ms(&meta)) } else { (u64::MAX, 0) };
+            tx.execute(
+                "UPDATE sessions SET source_cursor = ?2 WHERE id = ?1",
+                params![session, serde_json::to_string(&cursor)?],
+            )?;
+            Ok(())
+        })?;
+    }
+    let mut skipped = cursor.skipped;
+    skipped.extend(pending_skip);
+    finished(store, kind, path, &identity.source_id, &session, skipped, added)
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let end = line.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+    &line[..end]
+}
+
+fn push_skip(skipped: &mut Vec<Skipped>, line: u64, reason: String) {
+    if skipped.len() < MAX_SKIPPED_KEPT {
+        skipped.push(Skipped { line: Position::Line(line), reason });
+    }
+}
+
+fn finished(
+    store: &Store,
+    kind: SourceKind,
+    path: &Path,
+    source_id: &str,
+    session: &str,
+    skipped: Vec<Skipped>,
+    added: u64,
+) -> Result<ImportedSession> {
+    let (title, messages, tool_calls, compactions) = counts(store, session)?;
+    Ok(ImportedSession {
+        id: session.to_string(),
+        source: kind,
+        path: path.display().to_string(),
+        source_id: source_id.to_string(),
+        title,
+        messages,
+        tool_calls,
+        compactions,
+        skipped,
+        added,
+    })
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenCodeCursor {
+    #[serde(flatten)]
+    state: opencode::OpenCode,
+    skipped: Vec<Skipped>,
+}
+
+fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
+    let mut conn = opencode::open(path)?;
+    // One read transaction: every session is read from the same snapshot.
+    let snapshot = conn.transaction()?;
+    let mut out = Vec::new();
+    for source in opencode::sessions(&snapshot)? {
+        let title = if source.title.is_empty() { source.id.clone() } else { source.title.clone() };
+        let created = opencode::iso(source.created);
+        let (session, stored) =
+            upsert_session(store, SourceKind::OpenCode, &source.id, path, &title, &source.directory, &created)?;
+        let mut cursor: OpenCodeCursor = stored.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
+        let messages = opencode::messages_after(&snapshot, &source.id, cursor.state.last.clone())?;
+        let complete: Vec<_> = messages.iter().take_while(|m| opencode::is_complete(m)).collect();
+        let mut added = 0;
+        if !complete.is_empty() {
+            store.write(|tx| {
+                let mut state = sink_state(tx, &session)?;
+                let mut sink = Sink { tx, session: &session, state: &mut state };
+                if let Some(parent) = &source.parent {
+                    tx.execute(
+                        "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                        params![session, format!("{title} (sub-agent of {parent})")],
+                    )?;
+                }
+                for message in &complete {
+                    for (row, reason) in cursor.state.message(&mut sink, message)? {
+                        if cursor.skipped.len() < MAX_SKIPPED_KEPT {
+                            cursor.skipped.push(Skipped { line: Position::Row(row), reason });
+                        }
+                    }
+                }
+                added = sink.state.added;
+                tx.execute(
+                    "UPDATE sessions SET source_cursor = ?2 WHERE id = ?1",
+                    params![session, serde_json::to_string(&cursor)?],
+                )?;
+                Ok(())
+            })?;
+        }
+        out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, added)?);
+    }
+    snapshot.rollback()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

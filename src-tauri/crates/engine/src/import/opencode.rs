@@ -1,0 +1,293 @@
+//! OpenCode's SQLite store (`opencode.db`): `message` rows with their `part` rows, in order;
+//! a `compaction` part + the `summary: true` assistant message form a compaction (FORMATS.md §1).
+//! The database is opened read-only and read inside one transaction: a consistent snapshot even
+//! while OpenCode keeps writing it.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::sink::{Record, Sink, Usage};
+use crate::error::{Error, Result};
+use crate::events::CompactionReason;
+use crate::transcript::{Role, ToolCall};
+
+/// What OpenCode shows the model in place of the compaction part (generated, never stored).
+pub const COMPACTION_PROMPT: &str = "What did we do so far?";
+
+/// One session row of the database.
+#[derive(Debug, Clone)]
+pub struct SourceSession {
+    pub id: String,
+    pub title: String,
+    pub directory: String,
+    pub parent: Option<String>,
+    pub created: i64,
+}
+
+/// A message with its parts, as stored.
+#[derive(Debug, Clone)]
+pub struct SourceMessage {
+    pub id: String,
+    pub created: i64,
+    pub data: Result<Value, String>,
+    pub parts: Vec<(String, Result<Value, String>)>,
+}
+
+/// Opens `path` without writing it: read-only, and as an immutable file when the directory
+/// cannot hold the WAL index (then it must not be changing anyway).
+pub fn open(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let unreadable = |e: rusqlite::Error| Error::Usage(format!("{}: cannot be read as an OpenCode database: {e}", path.display()));
+    let attempt = |conn: Connection| -> rusqlite::Result<Connection> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.query_row("SELECT count(*) FROM session", [], |r| r.get::<_, i64>(0))?;
+        Ok(conn)
+    };
+    Connection::open_with_flags(path, flags).and_then(attempt).or_else(|_| {
+        let uri = format!("file:{}?immutable=1", path.display());
+        Connection::open_with_flags(uri, flags).and_then(attempt).map_err(unreadable)
+    })
+}
+
+/// Whether `conn` holds OpenCode's tables.
+pub fn is_opencode(conn: &Connection) -> bool {
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(0);
+    tables == 3
+}
+
+pub fn sessions(conn: &Connection) -> Result<Vec<SourceSession>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, coalesce(title, ''), coalesce(directory, ''), parent_id, coalesce(time_created, 0)
+         FROM session ORDER BY time_created, id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(SourceSession { id: r.get(0)?, title: r.get(1)?, directory: r.get(2)?, parent: r.get(3)?, created: r.get(4)? })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The session's messages after `after` (`(time_created, id)`), with their parts, in order.
+pub fn messages_after(conn: &Connection, session: &str, after: Option<(i64, String)>) -> Result<Vec<SourceMessage>> {
+    let (time, id) = after.unwrap_or((i64::MIN, String::new()));
+    let mut stmt = conn.prepare(
+        "SELECT id, time_created, data FROM message
+         WHERE session_id = ?1 AND (time_created > ?2 OR (time_created = ?2 AND id > ?3))
+         ORDER BY time_created, id",
+    )?;
+    let mut parts = conn.prepare("SELECT id, data FROM part WHERE message_id = ?1 ORDER BY id")?;
+    let rows = stmt.query_map(params![session, time, id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, created, data) = row?;
+        let list = parts
+            .query_map([&id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        out.push(SourceMessage {
+            data: serde_json::from_str(&data).map_err(|e| format!("message data is not JSON: {e}")),
+            parts: list
+                .into_iter()
+                .map(|(pid, text)| {
+                    let parsed = serde_json::from_str(&text).map_err(|e| format!("part data is not JSON: {e}"));
+                    (pid, parsed)
+                })
+                .collect(),
+            id,
+            created,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether OpenCode has finished writing `message` (later rows may still be in flight).
+pub fn is_complete(message: &SourceMessage) -> bool {
+    let Ok(data) = &message.data else { return true };
+    if data["role"] == "assistant" {
+        let running = message.parts.iter().any(|(_, p)| {
+            p.as_ref().is_ok_and(|p| matches!(p.pointer("/state/status").and_then(Value::as_str), Some("pending" | "running")))
+        });
+        return data.pointer("/time/completed").is_some_and(|t| !t.is_null()) && !running;
+    }
+    !message.parts.is_empty()
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenCode {
+    /// The last message imported: `(time_created, id)`.
+    pub last: Option<(i64, String)>,
+    /// A `compaction` part seen (its `auto` flag), waiting for the summary message.
+    pending: Option<Option<bool>>,
+}
+
+/// Epoch milliseconds as RFC 3339.
+pub fn iso(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
+impl OpenCode {
+    /// Imports one message; the skipped parts (or the whole message) are reported by row id.
+    pub fn message(&mut self, sink: &mut Sink<'_, '_>, message: &SourceMessage) -> Result<Vec<(String, String)>> {
+        self.last = Some((message.created, message.id.clone()));
+        let mut skipped = Vec::new();
+        let data = match &message.data {
+            Ok(data) => data,
+            Err(reason) => return Ok(vec![(message.id.clone(), reason.clone())]),
+        };
+        let parts: Vec<(&str, &Value)> = message
+            .parts
+            .iter()
+            .filter_map(|(id, p)| match p {
+                Ok(p) => Some((id.as_str(), p)),
+                Err(reason) => {
+                    skipped.push((id.clone(), reason.clone()));
+                    None
+                }
+            })
+            .collect();
+        let at = iso(data.pointer("/time/created").and_then(Value::as_i64).unwrap_or(message.created));
+        match data["role"].as_str() {
+            Some("user") => self.user(sink, message, &parts, &at)?,
+            Some("assistant") => self.assistant(sink, message, data, &parts, &at)?,
+            _ => skipped.push((message.id.clone(), "a message whose role is neither user nor assistant".into())),
+        }
+        sink.touch(&at)?;
+        Ok(skipped)
+    }
+
+    fn user(&mut self, sink: &mut Sink<'_, '_>, message: &SourceMessage, parts: &[(&str, &Value)], at: &str) -> Result<()> {
+        let mut texts = Vec::new();
+        let mut synthetic = true;
+        let mut other = Vec::new();
+        for (_, part) in parts {
+            match part["type"].as_str() {
+                Some("compaction") => self.pending = Some(part["auto"].as_bool()),
+                Some("text") => {
+                    synthetic &= part["synthetic"].as_bool() == Some(true);
+                    texts.push(part["text"].as_str().unwrap_or_default().to_string());
+                }
+                _ => other.push((*part).clone()),
+            }
+        }
+        if texts.is_empty() && other.is_empty() {
+            return Ok(());
+        }
+        let record = Record::new(Role::User, texts.join("\n\n"), at)
+            .id(Some(&message.id))
+            .meta("synthetic", if synthetic && !texts.is_empty() { json!(true) } else { Value::Null })
+            .meta("parts", if other.is_empty() { Value::Null } else { Value::Array(other) });
+        sink.push(record)?;
+        Ok(())
+    }
+
+    fn assistant(
+        &mut self,
+        sink: &mut Sink<'_, '_>,
+        message: &SourceMessage,
+        data: &Value,
+        parts: &[(&str, &Value)],
+        at: &str,
+    ) -> Result<()> {
+        let request = sink.state.snapshot();
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut results = Vec::new();
+        let mut other = Vec::new();
+        for (id, part) in parts {
+            match part["type"].as_str() {
+                Some("text") => texts.push(part["text"].as_str().unwrap_or_default().to_string()),
+                Some("tool") => {
+                    let call_id = part["callID"].as_str().unwrap_or(id).to_string();
+                    let input = part.pointer("/state/input").cloned().unwrap_or_else(|| json!({}));
+                    calls.push(ToolCall {
+                        id: call_id.clone(),
+                        name: part["tool"].as_str().unwrap_or_default().to_string(),
+                        arguments: input.to_string(),
+                    });
+                    let state = &part["state"];
+                    let output = state["output"].as_str().or_else(|| state["error"].as_str()).unwrap_or_default();
+                    let mut result = Record::new(Role::Tool, output, at)
+                        .id(Some(id))
+                        .meta("status", state.get("status").cloned().unwrap_or_default())
+                        .meta("exit", state.pointer("/metadata/exit").cloned().unwrap_or_default())
+                        .meta("title", state.get("title").cloned().unwrap_or_default())
+                        .meta("time", state.get("time").cloned().unwrap_or_default());
+                    if let Some(start) = state.pointer("/time/end").and_then(Value::as_i64) {
+                        result.created_at = iso(start);
+                    }
+                    result.tool_call_id = Some(call_id);
+                    results.push(result);
+                }
+                _ => other.push((*part).clone()),
+            }
+        }
+        let text = texts.join("\n\n");
+        let model = data["modelID"].as_str().unwrap_or_default().to_string();
+        let summary = data["summary"].as_bool() == Some(true);
+        let mut record = Record::new(Role::Assistant, text, at)
+            .id(Some(&message.id))
+            .meta("model", json!(model))
+            .meta("provider", data.get("providerID").cloned().unwrap_or_default())
+            .meta("agent", data.get("agent").cloned().unwrap_or_default())
+            .meta("finish", data.get("finish").cloned().unwrap_or_default())
+            .meta("parts", if other.is_empty() { Value::Null } else { Value::Array(other) });
+        record.tool_calls = calls;
+        let seq = if summary {
+            let reason = match self.pending.take() {
+                Some(Some(true)) => CompactionReason::Auto,
+                Some(Some(false)) => CompactionReason::Manual,
+                _ => CompactionReason::Unknown,
+            };
+            let id = sink.compaction(reason, &[], None, Map::new(), at)?;
+            let prompt = Record::new(Role::User, COMPACTION_PROMPT, at).meta("generated", json!(true));
+            sink.restated(id, prompt)?;
+            sink.checkpoint(id, record, false)?
+        } else {
+            sink.push(record)?
+        };
+        for result in results {
+            sink.push(result)?;
+        }
+        let tokens = &data["tokens"];
+        let input = tokens["input"].as_u64();
+        let read = tokens.pointer("/cache/read").and_then(Value::as_u64);
+        let write = tokens.pointer("/cache/write").and_then(Value::as_u64).unwrap_or(0);
+        let created = data.pointer("/time/created").and_then(Value::as_i64);
+        let completed = data.pointer("/time/completed").and_then(Value::as_i64);
+        let call = sink.model_call(
+            &request,
+            Usage {
+                purpose: if summary { "compaction" } else { "turn" },
+                api: "chat",
+                model,
+                prompt_tokens: input.map(|i| i + read.unwrap_or(0) + write),
+                cached_tokens: read,
+                completion_tokens: tokens["output"].as_u64(),
+                duration_ms: created.zip(completed).map(|(a, b)| (b - a).max(0) as u64),
+                finish_reason: data["finish"].as_str().map(str::to_string),
+                response_seq: Some(seq),
+                started_at: at.to_string(),
+                ..Usage::default()
+            },
+        )?;
+        if summary {
+            sink.tx.execute(
+                "UPDATE compactions SET model_call_id = ?2 WHERE id = (SELECT created_by FROM messages WHERE session_id = ?1 AND seq = ?3)",
+                params![sink.session, call, seq],
+            )?;
+        }
+        Ok(())
+    }
+}

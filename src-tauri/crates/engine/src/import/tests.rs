@@ -1,0 +1,362 @@
+//! Imports of the real session files in tests/fixtures/import (written by the real CLIs), checked
+//! field by field against what FORMATS.md says each agent stored and sent.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::config::Config;
+use crate::events::CompactionReason;
+use crate::transcript::Role;
+use crate::store::compactions::Status;
+use crate::view::{model_view, stored_view};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/import")
+}
+
+const CODEX_A: &str = "codex/2026/11/30/rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl";
+const CODEX_B: &str = "codex/2026/11/30/rollout-2026-11-30T17-50-34-01a22d94-79df-79e1-9ef3-7650cc760a82.jsonl";
+const CLAUDE_MANUAL: &str = "claude/-home-dev-work-claude-proj/46c4be69-b0e3-487e-97a4-c6832402089e.jsonl";
+const CLAUDE_AUTO: &str = "claude/-home-dev-work-claude-proj2/faaaa1c5-4d1d-4d48-89dc-36ff50d7fd83.jsonl";
+
+fn store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("sessions.db")).unwrap();
+    (dir, store)
+}
+
+fn import_one(store: &Store, path: &Path) -> ImportedSession {
+    let report = import(store, &[path.to_path_buf()]);
+    assert!(report.errors.is_empty() && report.unknown.is_empty(), "{report:?}");
+    assert_eq!(report.imported.len(), 1, "{report:?}");
+    report.imported.into_iter().next().unwrap()
+}
+
+fn texts(view: &crate::view::ModelView) -> Vec<String> {
+    view.messages
+        .iter()
+        .map(|m| {
+            let v = serde_json::to_value(m).unwrap();
+            let body = v["content"].as_str().or(v["output"].as_str()).unwrap_or_default().to_string();
+            let role = v["role"].as_str().or(v["type"].as_str()).unwrap_or_default().to_string();
+            format!("{role}: {}", body.chars().take(40).collect::<String>())
+        })
+        .collect()
+}
+
+#[test]
+fn codex_manual_compaction_maps_history_ledger_and_next_request() {
+    let (_dir, store) = store();
+    let imported = import_one(&store, &fixtures().join(CODEX_A));
+    assert_eq!(imported.source, SourceKind::Codex);
+    assert_eq!(imported.source_id, "01a22d92-df3a-72a1-bd0b-7184d9a4858e");
+    // 14 history messages (the summarizer's answer is not one), 5 calls, 5 outputs, 8 restated.
+    assert_eq!((imported.messages, imported.tool_calls, imported.compactions), (32, 5, 1));
+    assert!(imported.skipped.is_empty());
+
+    let stored = stored_view(&store, &imported.id).unwrap();
+    assert_eq!(stored.session.source.as_deref(), Some("codex"));
+    assert_eq!(stored.session.workspace, "/home/dev/work/codex/proj");
+    let calls: Vec<&str> =
+        stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
+    assert_eq!(calls, ["call_1-Zq.9/x", "call_3-Zq.9/x", "call_5-Zq.9/x", "call_7-Zq.9/x", "call_11-Zq.9/x"]);
+    let results: Vec<&str> = stored.messages.iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
+    assert_eq!(results, calls, "each output answers its call, verbatim");
+    assert!(
+        !stored.messages.iter().any(|m| m.role == Role::Assistant && m.content.contains("MARKER-GOAL")),
+        "the summarizer's answer is not shown as a reply"
+    );
+    let first_output = stored.messages.iter().find(|m| m.tool_call_id.is_some()).unwrap();
+    assert_eq!(first_output.meta.as_ref().unwrap()["exec"]["exitCode"], json!(0));
+    assert_eq!(first_output.created_at, "2026-11-30T17:48:50.037Z");
+
+    let compaction = &stored.compactions[0];
+    assert_eq!(compaction.record.reason, CompactionReason::Manual);
+    assert_eq!(compaction.summarized_seqs.len(), 20, "everything before the compaction left the view");
+    assert!(stored.messages.iter().filter(|m| compaction.summarized_seqs.contains(&m.seq)).all(|m| m.compacted));
+
+    // The ledger: one call per token_usage_record, the tenth the summarizer's.
+    assert_eq!(stored.model_calls.len(), 12);
+    let usage: Vec<(Option<u64>, Option<u64>, Option<u64>)> =
+        stored.model_calls.iter().map(|c| (c.prompt_tokens, c.cached_tokens, c.completion_tokens)).collect();
+    assert_eq!(usage[0], (Some(5270), Some(0), Some(1)));
+    assert_eq!(usage[10], (Some(5724), Some(4429), Some(1)));
+    assert_eq!(stored.model_calls[9].purpose, "compaction");
+    assert_eq!(compaction.record.model_call_id, Some(stored.model_calls[9].id));
+
+    // What Codex sends next: base instructions, the retained prompts, the re-inserted context,
+    // the summary, then turn 6 (FORMATS.md, request 11 and what followed).
+    let view = model_view(&store, &Config::default(), &imported.id).unwrap();
+    assert!(view.reconstructed);
+    let got = texts(&view);
+    assert!(got[0].starts_with("system: You are a coding agent running in the Co"), "{got:?}");
+    assert_eq!(
+        got[1..],
+        [
+            "user: DO exec_command {\"cmd\":\"echo hello from ",
+            "user: DO exec_command {\"cmd\":\"printf \\\"alpha\\\\",
+            "user: DO exec_command {\"cmd\":\"cat notes.txt; l",
+            "user: DO exec_command {\"cmd\":\"grep -n beta not",
+            "system: <skills_instructions>\n## Skills\nA skill ",
+            "user: <environment_context>\n  <cwd>/home/dev/w",
+            "user: SAY all four turns done",
+            "user: Another language model started to solve ",
+            "user: DO exec_command {\"cmd\":\"echo after compa",
+            "function_call: ",
+            "function_call_output: Chunk ID: f38726\nWall time: 0.0000 secon",
+            "assistant: ack call_11-Zq.9/x",
+        ]
+    );
+    // A call's request is rebuilt from the records it was formed from.
+    let (body, _) = crate::calls::request_body(&store, &imported.id, &stored.model_calls[10]).unwrap();
+    let input = body["input"].as_array().unwrap();
+    assert_eq!(input.last().unwrap()["content"], "DO exec_command {\"cmd\":\"echo after compaction; cat notes.txt\"}");
+    assert_eq!(body["tools"], Value::Null, "an imported call's tools are not invented");
+}
+
+#[test]
+fn codex_automatic_compactions_are_recorded_in_order() {
+    let (_dir, store) = store();
+    let imported = import_one(&store, &fixtures().join(CODEX_B));
+    let stored = stored_view(&store, &imported.id).unwrap();
+    let reasons: Vec<CompactionReason> = stored.compactions.iter().map(|c| c.record.reason).collect();
+    assert_eq!(reasons, [CompactionReason::Auto; 3]);
+    assert!(stored.compactions.iter().all(|c| c.record.status == Status::Applied));
+    let windows: Vec<&Value> = stored.compactions.iter().map(|c| &c.record.plugin_fields["window_number"]).collect();
+    assert_eq!(windows, [&json!(1), &json!(2), &json!(3)]);
+    // Each checkpoint is the last item of its replacement history.
+    for compaction in &stored.compactions {
+        let checkpoint = stored
+            .messages
+            .iter()
+            .find(|m| m.created_by == Some(compaction.record.id) && m.summary)
+            .expect("a checkpoint message");
+        assert!(checkpoint.content.starts_with("Another language model started"));
+    }
+}
+
+#[test]
+fn claude_code_manual_compaction_keeps_the_preserved_reply_after_the_summary() {
+    let (_dir, store) = store();
+    let imported = import_one(&store, &fixtures().join(CLAUDE_MANUAL));
+    assert_eq!(imported.source, SourceKind::ClaudeCode);
+    assert_eq!(imported.source_id, "46c4be69-b0e3-487e-97a4-c6832402089e");
+    assert_eq!((imported.tool_calls, imported.compactions), (5, 1));
+    let stored = stored_view(&store, &imported.id).unwrap();
+    assert_eq!(stored.compactions[0].record.reason, CompactionReason::Manual);
+    assert_eq!(stored.compactions[0].record.plugin_fields["preTokens"], json!(3092));
+    let ids: Vec<&str> = stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
+    assert_eq!(ids.len(), 5);
+    assert!(ids.iter().all(|id| id.starts_with("toolu_")), "{ids:?}");
+    let results: Vec<&str> = stored.messages.iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
+    assert_eq!(results, ids);
+    // The ledger: one row per response, cached tokens from cache_read_input_tokens.
+    assert_eq!(stored.model_calls.len(), 11);
+    assert_eq!(stored.model_calls[1].cached_tokens, Some(197));
+    assert_eq!(stored.model_calls[1].prompt_tokens, Some(2460 + 197));
+
+    let view = model_view(&store, &Config::default(), &imported.id).unwrap();
+    let got = texts(&view);
+    assert!(got[1].starts_with("user: This session is being continued"), "{got:?}");
+    assert_eq!(got[2], "assistant: all four turns done", "the preserved reply follows the summary");
+    assert!(got.iter().any(|t| t.starts_with("user: <local-command-caveat>")));
+    assert_eq!(got.last().unwrap(), "assistant: ack toolu_11mock");
+    assert!(!got.iter().any(|t| t.contains("DO Bash {\"command\":\"echo hello from turn1")), "turn 1 was compacted");
+}
+
+#[test]
+fn claude_code_auto_compaction_and_local_command_output() {
+    let (_dir, store) = store();
+    let imported = import_one(&store, &fixtures().join(CLAUDE_AUTO));
+    let stored = stored_view(&store, &imported.id).unwrap();
+    assert_eq!(stored.compactions[0].record.reason, CompactionReason::Auto);
+    let local = stored.messages.iter().find(|m| m.content.starts_with("<local-command-stdout>## Context Usage")).unwrap();
+    assert!(local.off_view, "a local command's output is shown but never sent");
+    assert_eq!(local.meta.as_ref().unwrap()["subtype"], "local_command");
+    let view = model_view(&store, &Config::default(), &imported.id).unwrap();
+    let got = texts(&view);
+    assert!(got[1].starts_with("user: This session is being continued"), "{got:?}");
+    assert_eq!(got[2], "assistant: pretend the context is now large");
+    assert!(!got.iter().any(|t| t.contains("## Context Usage")));
+}
+
+#[test]
+fn opencode_database_sessions_with_manual_and_auto_compactions() {
+    let (_dir, store) = store();
+    let report = import(&store, &[fixtures().join("opencode/opencode.db")]);
+    assert!(report.errors.is_empty(), "{report:?}");
+    let by_title = |title: &str| report.imported.iter().find(|s| s.title == title).unwrap().clone();
+    let manual = by_title("corpus-manual");
+    let auto = by_title("corpus-auto");
+    assert_eq!(manual.source_id, "ses_dd26eb074ffenpOs2hjVwkdumC");
+    assert_eq!((manual.tool_calls, manual.compactions), (5, 1));
+
+    let stored = stored_view(&store, &manual.id).unwrap();
+    assert_eq!(stored.session.workspace, "/home/dev/work/opencode/proj");
+    assert_eq!(stored.compactions[0].record.reason, CompactionReason::Manual);
+    let first_call = stored.messages.iter().find(|m| !m.tool_calls.is_empty()).unwrap();
+    assert_eq!(first_call.tool_calls[0].id, "call_1-Zq.9/x");
+    assert_eq!(first_call.tool_calls[0].name, "bash");
+    let result = stored.messages.iter().find(|m| m.tool_call_id.as_deref() == Some("call_1-Zq.9/x")).unwrap();
+    assert_eq!(result.content, "hello from turn1\n1\n2\n3\n");
+    assert_eq!(result.meta.as_ref().unwrap()["exit"], json!(0));
+    let summarizer = stored.model_calls.iter().find(|c| c.purpose == "compaction").unwrap();
+    assert_eq!((summarizer.prompt_tokens, summarizer.cached_tokens, summarizer.completion_tokens), (Some(821), Some(5), Some(74)));
+
+    let view = model_view(&store, &Config::default(), &manual.id).unwrap();
+    let got = texts(&view);
+    assert_eq!(got[0], "user: What did we do so far?");
+    assert!(got[1].starts_with("assistant: {\"goal\": \"MARKER-GOAL"), "{got:?}");
+    assert!(got[2].starts_with("user: DO bash {\"command\":\"echo after compac"), "{got:?}");
+
+    let stored = stored_view(&store, &auto.id).unwrap();
+    assert_eq!(stored.compactions[0].record.reason, CompactionReason::Auto);
+    let synthetic = stored.messages.iter().find(|m| m.content.starts_with("Continue if you have next steps")).unwrap();
+    assert_eq!(synthetic.meta.as_ref().unwrap()["synthetic"], json!(true));
+    assert!(!synthetic.compacted);
+}
+
+/// Rows of a session that must not change between equivalent imports.
+fn rows(store: &Store, session: &str) -> Vec<String> {
+    let stored = stored_view(store, session).unwrap();
+    let mut out: Vec<String> = stored
+        .messages
+        .iter()
+        .map(|m| format!("{} {} {:?} {} {} {:?}", m.seq, m.anchor, m.role, m.compacted, m.content.len(), m.source_id))
+        .collect();
+    out.extend(stored.compactions.iter().map(|c| format!("{:?} {:?}", c.record.reason, c.summarized_seqs)));
+    out.extend(stored.model_calls.iter().map(|c| format!("{} {} {:?} {:?}", c.purpose, c.message_ranges, c.prompt_tokens, c.response_seq)));
+    out
+}
+
+#[test]
+fn importing_again_changes_nothing_and_appends_what_was_written_since() {
+    for fixture in [CODEX_A, CODEX_B, CLAUDE_MANUAL, CLAUDE_AUTO] {
+        let (_dir, whole) = store();
+        let full = import_one(&whole, &fixtures().join(fixture));
+        let again = import_one(&whole, &fixtures().join(fixture));
+        assert_eq!((again.id.clone(), again.messages, again.added), (full.id.clone(), full.messages, 0));
+        let expected = rows(&whole, &full.id);
+
+        // The same file, written in three steps (cut mid-line once), imported after each.
+        let source = std::fs::read(fixtures().join(fixture)).unwrap();
+        let (_dir2, growing) = store();
+        let work = tempfile::tempdir().unwrap();
+        let path = work.path().join(Path::new(fixture).file_name().unwrap());
+        let cuts = [source.len() / 3, source.len() / 3 * 2 + 7, source.len()];
+        let mut written = 0;
+        let mut file = std::fs::File::create(&path).unwrap();
+        for cut in cuts {
+            file.write_all(&source[written..cut]).unwrap();
+            file.flush().unwrap();
+            written = cut;
+            import_one(&growing, &path);
+        }
+        assert_eq!(rows(&growing, &full.id), expected, "{fixture}");
+    }
+}
+
+#[test]
+fn garbage_and_a_cut_last_line_are_reported_and_the_rest_imported() {
+    let (_dir, store) = store();
+    let work = tempfile::tempdir().unwrap();
+    let path = work.path().join("rollout-x.jsonl");
+    let source = std::fs::read_to_string(fixtures().join(CODEX_A)).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let mut text = lines[..20].join("\n");
+    text.push_str("\nthis is not json\n");
+    text.push_str(&lines[20..].join("\n")[..]);
+    text.push('\n');
+    text.push_str(r#"{"timestamp":"2026-11-30T17:49:00.000Z","type":"response_item","payload":{"type":"mess"#);
+    std::fs::write(&path, &text).unwrap();
+    let imported = import_one(&store, &path);
+    let skipped: Vec<(Position, bool)> =
+        imported.skipped.iter().map(|s| (s.line.clone(), s.reason.starts_with("not JSON"))).collect();
+    assert_eq!(skipped, [(Position::Line(21), true), (Position::Line(lines.len() as u64 + 2), false)]);
+    assert!(imported.skipped[1].reason.contains("incomplete last line"));
+    assert_eq!(imported.messages, 32, "every other record was imported");
+
+    // The writer finishes the line: it is imported, and nothing is duplicated.
+    text.push_str(r#"age","role":"user","content":[{"type":"input_text","text":"late prompt"}]}}"#);
+    text.push('\n');
+    std::fs::write(&path, &text).unwrap();
+    let again = import_one(&store, &path);
+    assert_eq!((again.messages, again.added), (33, 1));
+    assert_eq!(again.skipped.len(), 1, "the finished line is no longer reported");
+}
+
+#[test]
+fn a_source_rewritten_in_place_is_read_again_without_duplicates() {
+    let (_dir, store) = store();
+    let work = tempfile::tempdir().unwrap();
+    let path = work.path().join("session.jsonl");
+    std::fs::copy(fixtures().join(CLAUDE_MANUAL), &path).unwrap();
+    let first = import_one(&store, &path);
+    let text = std::fs::read_to_string(&path).unwrap().replace("hello from turn1", "HELLO FROM TURN1");
+    std::fs::write(&path, text).unwrap();
+    let second = import_one(&store, &path);
+    assert_eq!((second.id.clone(), second.messages), (first.id, first.messages));
+    let stored = stored_view(&store, &second.id).unwrap();
+    assert!(stored.messages.iter().any(|m| m.content.contains("HELLO FROM TURN1")));
+    assert!(!stored.messages.iter().any(|m| m.content.contains("hello from turn1")));
+}
+
+#[test]
+fn an_opencode_database_is_read_while_opencode_writes_it_in_wal_mode() {
+    let (_dir, store) = store();
+    let work = tempfile::tempdir().unwrap();
+    let path = work.path().join("opencode.db");
+    std::fs::copy(fixtures().join("opencode/opencode.db"), &path).unwrap();
+    let writer = rusqlite::Connection::open(&path).unwrap();
+    writer.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).unwrap();
+    let session = "ses_dd26eb074ffenpOs2hjVwkdumC";
+    let first = import(&store, &[path.clone()]);
+    let before = first.imported.iter().find(|s| s.source_id == session).unwrap().messages;
+
+    // OpenCode keeps writing (a transaction open across the import), then commits a new turn.
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let insert = |id: &str, at: i64, data: Value, part: Value| {
+        writer
+            .execute(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![id, session, at, data.to_string()],
+            )
+            .unwrap();
+        writer
+            .execute(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![format!("prt_{id}"), id, session, at, part.to_string()],
+            )
+            .unwrap();
+    };
+    insert("msg_zz1", 1_896_060_900_000, json!({"role": "user", "time": {"created": 1_896_060_900_000i64}}), json!({"type": "text", "text": "one more"}));
+    let during = import(&store, &[path.clone()]);
+    assert!(during.errors.is_empty(), "{during:?}");
+    let unchanged = during.imported.iter().find(|s| s.source_id == session).unwrap().messages;
+    assert_eq!(unchanged, before, "uncommitted rows are not read");
+    writer.execute_batch("COMMIT").unwrap();
+    let after = import(&store, &[path.clone()]);
+    let grown = after.imported.iter().find(|s| s.source_id == session).unwrap();
+    assert_eq!((grown.messages, grown.added), (before + 1, 1));
+}
+
+#[test]
+fn paths_that_hold_no_known_format_are_told_apart_from_unreadable_ones() {
+    let (_dir, store) = store();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("notes.txt"), "hello").unwrap();
+    std::fs::write(work.path().join("other.jsonl"), "{\"a\": 1}\n").unwrap();
+    let report = import(&store, &[work.path().to_path_buf(), work.path().join("missing.jsonl")]);
+    assert_eq!(report.unknown, [work.path().to_path_buf()]);
+    assert_eq!(report.errors.len(), 1);
+    assert!(report.errors[0].path.ends_with("missing.jsonl"));
+    // Directories are walked: the fixtures hold two rollouts, two Claude sessions, two OpenCode ones.
+    let report = import(&store, &[fixtures()]);
+    let mut sources: Vec<&str> = report.imported.iter().map(|s| s.source.as_str()).collect();
+    sources.sort();
+    assert_eq!(sources, ["claude-code", "claude-code", "codex", "codex", "opencode", "opencode"]);
+}
