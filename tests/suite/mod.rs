@@ -11,6 +11,7 @@ mod calls;
 mod compaction;
 mod failures;
 mod hardening;
+mod import;
 mod ipc;
 mod real_server;
 mod tools;

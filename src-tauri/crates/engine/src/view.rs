@@ -159,8 +159,6 @@ pub struct StoredMessage {
     pub meta: Option<Value>,
     /// Kept in the stored view, never part of the model's view (a sub-agent's record, a local
     /// command's output).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub off_view: bool,
 }
 

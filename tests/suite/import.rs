@@ -1,0 +1,143 @@
+//! `alisio import` (I6) through the real binary: the document it prints, its exit codes, the
+//! sessions it leaves (read-only to `run` and `compact`), default locations and `--watch`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::suite::support::Harness;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/import")
+}
+
+const CODEX_A: &str = "codex/2026/11/30/rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl";
+
+#[tokio::test]
+async fn import_prints_one_document_and_sessions_carry_their_source() {
+    let h = Harness::new(vec![]).await;
+    let dir = fixtures();
+    let run = h.alisio(&["import", dir.to_str().unwrap(), "--json"]).await;
+    run.assert_ok();
+    let doc = run.json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let imported = doc["imported"].as_array().unwrap();
+    assert_eq!(imported.len(), 6);
+    let codex = imported.iter().find(|s| s["sourceId"] == "01a22d92-df3a-72a1-bd0b-7184d9a4858e").unwrap();
+    let keys: Vec<&str> = codex.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["id", "source", "path", "sourceId", "title", "messages", "toolCalls", "compactions", "skipped"]
+    );
+    assert_eq!((codex["source"].as_str(), codex["toolCalls"].as_u64()), (Some("codex"), Some(5)));
+    let id = codex["id"].as_str().unwrap();
+
+    // The same sources again: the same ids, nothing added.
+    let again = h.alisio(&["import", dir.to_str().unwrap(), "--json"]).await.json();
+    let ids = |d: &Value| d["imported"].as_array().unwrap().iter().map(|s| s["id"].clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&again), ids(&doc));
+    assert_eq!(h.rows("SELECT count(*) FROM sessions")[0][0], 6);
+
+    let list = h.alisio(&["sessions", "list", "--json"]).await.json();
+    let listed = list.as_array().unwrap().iter().find(|s| s["id"] == id).unwrap();
+    assert_eq!(listed["source"], "codex");
+    assert!(listed["sourcePath"].as_str().unwrap().ends_with(".jsonl"));
+    let shown = h.alisio(&["sessions", "show", id, "--json"]).await.json();
+    assert_eq!(shown["session"]["source"], "codex");
+    assert_eq!(shown["compactions"][0]["reason"], "manual");
+    let model = h.alisio(&["sessions", "show", id, "--view", "model", "--json"]).await.json();
+    assert_eq!(model["reconstructed"], true);
+    let calls = h.alisio(&["calls", "list", id, "--json"]).await.json();
+    assert_eq!(calls.as_array().unwrap().len(), 12);
+}
+
+#[tokio::test]
+async fn imported_sessions_refuse_run_and_compact() {
+    let h = Harness::new(vec![]).await;
+    let path = fixtures().join(CODEX_A);
+    let doc = h.alisio(&["import", path.to_str().unwrap(), "--json"]).await.json();
+    let id = doc["imported"][0]["id"].as_str().unwrap().to_string();
+    let before = h.rows("SELECT count(*) FROM messages");
+    for args in [vec!["run", "--session", &id, "more"], vec!["compact", &id], vec!["compact", &id, "--undo"]] {
+        let run = h.alisio(&args).await;
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("imported from codex") && run.stderr.contains("read-only"), "{}", run.stderr);
+    }
+    assert_eq!(h.rows("SELECT count(*) FROM messages"), before, "nothing was written");
+    assert!(h.server.received().is_empty(), "no model was asked");
+}
+
+#[tokio::test]
+async fn exit_codes_name_unknown_formats_and_unreadable_files() {
+    let h = Harness::new(vec![]).await;
+    let other = h.ws().join("notes");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("a.txt"), "hello").unwrap();
+    let run = h.alisio(&["import", other.to_str().unwrap()]).await;
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("Codex CLI rollout") && run.stderr.contains("OpenCode database"), "{}", run.stderr);
+
+    let missing = h.ws().join("missing.jsonl");
+    let run = h.alisio(&["import", missing.to_str().unwrap(), "--json"]).await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.json()["errors"][0]["path"], missing.to_str().unwrap());
+}
+
+#[tokio::test]
+async fn default_locations_are_read_when_no_path_is_given() {
+    let mut h = Harness::new(vec![]).await;
+    let home = tempfile::tempdir().unwrap();
+    let codex_home = home.path().join("codex-home");
+    let sessions = codex_home.join("sessions/2026/11/30");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::copy(fixtures().join(CODEX_A), sessions.join(Path::new(CODEX_A).file_name().unwrap())).unwrap();
+    let data = home.path().join("data/opencode");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::copy(fixtures().join("opencode/opencode.db"), data.join("opencode.db")).unwrap();
+    h.env.push(("HOME".into(), home.path().display().to_string()));
+    h.env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
+    h.env.push(("XDG_DATA_HOME".into(), home.path().join("data").display().to_string()));
+    let doc = h.alisio(&["import", "--json"]).await.json();
+    let mut sources: Vec<&str> =
+        doc["imported"].as_array().unwrap().iter().map(|s| s["source"].as_str().unwrap()).collect();
+    sources.sort();
+    assert_eq!(sources, ["codex", "opencode", "opencode"]);
+}
+
+#[tokio::test]
+async fn watch_imports_what_a_running_session_appends() {
+    let h = Harness::new(vec![]).await;
+    let dir = h.ws().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = std::fs::read_to_string(fixtures().join(CODEX_A)).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let path = dir.join(Path::new(CODEX_A).file_name().unwrap());
+    std::fs::write(&path, format!("{}\n", lines[..40].join("\n"))).unwrap();
+
+    let mut watch = h.command(&["import", dir.to_str().unwrap(), "--watch"]).spawn().unwrap();
+    let count = || {
+        let rows = h.rows("SELECT count(*) FROM messages");
+        rows[0][0].as_i64().unwrap()
+    };
+    let wait_for = |want: i64| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if h.db_path().exists() && count() >= want {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the watched import never reached {want} messages");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(1);
+    let first = count();
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    writeln!(file, "{}", lines[40..].join("\n")).unwrap();
+    file.flush().unwrap();
+    wait_for(32);
+    assert!(first < 32);
+    assert_eq!(count(), 32, "nothing was imported twice");
+    watch.kill().await.unwrap();
+}
