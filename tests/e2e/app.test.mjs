@@ -13,6 +13,11 @@ const app = process.env.ALISIO_APP ?? path.join(root, "target/debug/alisio");
 const scriptedServer = process.env.ALISIO_SCRIPTED_SERVER ?? path.join(root, "target/debug/examples/scripted-server");
 const shots = process.env.ALISIO_SCREENSHOTS;
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "alisio-e2e-"));
+// A Codex CLI home the window follows: a real rollout, written in two steps by the import test.
+const codexHome = path.join(home, "codex");
+const rollout = path.join(root, "tests/fixtures/import/codex/2026/11/30/rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl");
+const rolloutLines = fs.readFileSync(rollout, "utf8").trimEnd().split("\n");
+const followed = path.join(codexHome, "sessions/2026/11/30", path.basename(rollout));
 const checkpoint = {
   goal: "Report parse errors with line numbers",
   instructions: ["Keep parse_config's API"],
@@ -60,8 +65,11 @@ async function startScriptedServer(texts) {
 before(async () => {
   server = await startScriptedServer(["The parser tests will need the line field first.", JSON.stringify(checkpoint)]);
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
+  // Up to just after the manual compaction; turn 6 is appended while the window shows it.
+  fs.mkdirSync(path.dirname(followed), { recursive: true });
+  fs.writeFileSync(followed, rolloutLines.slice(0, 87).join("\n") + "\n");
   tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4444"], {
-    env: { ...process.env, ALISIO_HOME: home, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
+    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
     stdio: ["ignore", "inherit", "inherit"],
   });
   driver = await Driver.connect("http://127.0.0.1:4444", app);
@@ -172,6 +180,43 @@ async function demoFlow() {
   assert.equal(manual[0].status, "reverted");
   assert.ok(stored.toolCalls.some((t) => t.callId === "call_tests-5" && t.state === "acknowledged"));
   assert.ok(stored.messages.some((m) => m.reverted && m.summary), "the reverted checkpoint stays stored");
+}
+
+test("an imported Codex session: source badge, read-only, reconstructed view, its compaction, followed live", async () => {
+  try {
+    await importFlow();
+  } catch (error) {
+    fs.writeFileSync(path.join(os.tmpdir(), "alisio-e2e-import-failure.png"), await driver.screenshot().catch(() => Buffer.alloc(0)));
+    throw error;
+  }
+});
+
+async function importFlow() {
+  // The window follows the default locations: the rollout is there without asking.
+  await driver.waitFor("[data-testid=source-location]", { text: "codex: 1 session", timeoutMs: 30_000 });
+  const item = await driver.waitFor("[data-testid=session-item]", { text: "echo hello from turn1", timeoutMs: 30_000 });
+  await driver.click(item);
+  await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "codex" });
+  await driver.waitFor("[data-testid=stored-view] [data-testid=checkpoint-card]", { text: "Another language model" });
+  assert.equal(await driver.execute("return document.querySelector('[data-testid=composer]').disabled"), true, "run is refused");
+  assert.equal(await driver.execute("return document.querySelector('[data-testid=compact-button]').disabled"), true, "compact is refused");
+  assert.match(await driver.execute("return document.querySelector('[data-testid=composer]').placeholder"), /Imported from codex/);
+
+  await driver.click(await driver.waitFor("[data-testid=tab-timeline]"));
+  await driver.waitFor("[data-testid=timeline-entry]", { text: "compaction · manual" });
+  await driver.click(await driver.waitFor("[data-testid=tab-model]"));
+  await driver.waitFor("[data-testid=reconstructed]");
+  await driver.waitFor("[data-testid=model-summary]", { text: "reconstructed" });
+  await shot("imported-codex");
+
+  // Codex appends turn 6: it shows up in place, without a reload.
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
+  const marker = await driver.execute("const v = document.querySelector('[data-testid=stored-view]'); v.dataset.marker = 'kept'; return v.dataset.marker");
+  fs.appendFileSync(followed, rolloutLines.slice(87).join("\n") + "\n");
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "ack call_11-Zq.9/x", timeoutMs: 10_000 });
+  assert.equal(await driver.execute("return document.querySelector('[data-testid=stored-view]').dataset.marker"), marker, "the view was not rebuilt");
+  const session = cli("sessions", "list").find((s) => s.source === "codex");
+  assert.equal(session.sourcePath, followed);
 }
 
 async function sessionId() {

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import type { JournalEntry, TrimmedDiff } from "./bindings";
-import { CompactDialog, ProposalDialog, SettingsDialog } from "./dialogs";
+import { CompactDialog, ImportDialog, ProposalDialog, SettingsDialog } from "./dialogs";
 import { useFeedback } from "./hooks/useAction";
 import { useEngineEvents } from "./hooks/useEngineEvents";
 import { useActions, type DialogState } from "./hooks/useActions";
@@ -12,6 +12,7 @@ import { useSessions } from "./hooks/useSessions";
 import { useSessionView } from "./hooks/useSessionView";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useStoredRows } from "./hooks/useStoredRows";
+import { readOnlyReason } from "./logic";
 import { StatusLines, UncertainBanner } from "./panes/Banners";
 import { Composer } from "./panes/Composer";
 import { Inspector } from "./panes/Inspector";
@@ -58,6 +59,7 @@ export function App() {
     if (effect.notice) feedback.setNotice(effect.notice);
     if (effect.error) feedback.setError(effect.error);
     if (effect.refresh === "full") refresh();
+    if (effect.refresh === "sessions") loadSessions();
     if (effect.refresh === "append") {
       loadSessions();
       if (selectedRef.current) view.appendNewer(selectedRef.current);
@@ -83,6 +85,7 @@ export function App() {
   const trimmed = useMemo(() => (view.stored?.messages ?? []).filter((m) => m.truncated), [view.stored]);
   const latestCheckpoint = [...(view.stored?.compactions ?? [])].reverse().find((c) => c.kind === "checkpoint" && c.status === "applied");
   const current = sessions.find((s) => s.id === selected) ?? null;
+  const readOnly = readOnlyReason(current);
 
   const { compact, undo, acknowledge, send, stop } = useActions({ selected, setSelected, loadSessions, feedback, live, updateLive, setDialog });
 
@@ -110,7 +113,8 @@ export function App() {
       setTab("stored");
       setTimeout(() => messageSearch.current?.focus(), 0);
     },
-    compact: () => setDialog({ kind: "compact" }),
+    compact: () => !readOnly && setDialog({ kind: "compact" }),
+    importSessions: () => setDialog({ kind: "import" }),
     undo,
     composer: () => composer.current?.focus(),
     stop,
@@ -127,6 +131,7 @@ export function App() {
           if (!id) composer.current?.focus();
         }}
         onSettings={() => setDialog({ kind: "settings" })}
+        onImport={(path) => setDialog({ kind: "import", path })}
       />
 
       <main class="main">
@@ -134,7 +139,8 @@ export function App() {
           tabs={TABS}
           tab={tab}
           onTab={setTab}
-          canCompact={selected !== null}
+          canCompact={selected !== null && !readOnly}
+          compactBlocked={readOnly}
           canUndo={latestCheckpoint !== undefined}
           onCompact={() => setDialog({ kind: "compact" })}
           onUndo={undo}
@@ -182,7 +188,7 @@ export function App() {
           )}
         </section>
 
-        <Composer inputRef={composer} hasSession={selected !== null} running={live.running !== null} streaming={live.streaming} onSend={send} onStop={stop} />
+        <Composer inputRef={composer} hasSession={selected !== null} readOnly={readOnly} running={live.running !== null} streaming={live.streaming} onSend={send} onStop={stop} />
       </main>
 
       <Inspector
@@ -213,6 +219,16 @@ export function App() {
             })
           }
           onDiscard={() => feedback.act(() => api.discardProposal(selected, dialog.proposal)).then(() => setDialog(null))}
+        />
+      )}
+      {dialog?.kind === "import" && (
+        <ImportDialog
+          initial={dialog.path}
+          onClose={() => setDialog(null)}
+          onImported={(first) => {
+            loadSessions();
+            if (first && !selected) setSelected(first);
+          }}
         />
       )}
       {dialog?.kind === "settings" && <SettingsDialog onClose={() => setDialog(null)} onSaved={() => feedback.act(async () => "Settings saved", { notice: (text) => text })} />}

@@ -9,6 +9,7 @@ import type {
   CompactRequest,
   ConfigDocument,
   ConnectionReport,
+  ImportOutcome,
   ContextMeter,
   JsonValue,
   ModelView,
@@ -16,6 +17,7 @@ import type {
   RecoverReport,
   RequestDiff,
   SessionSummary,
+  SourceSummary,
   StoredMessage,
   StoredView,
   TrimmedDiff,
@@ -49,6 +51,8 @@ export const api = {
   callDetail: (session: string, n: number) => invoke<CallDetail>("call_detail", { session, n }),
   requestDiff: (session: string, n: number, against: number | null) => invoke<RequestDiff>("request_diff", { session, n, against }),
   cacheReport: (session: string) => invoke<CallCache[]>("cache_report", { session }),
+  importSources: () => invoke<SourceSummary[]>("import_sources"),
+  importPaths: (paths: string[]) => invoke<ImportOutcome>("import_paths", { paths }),
   exportChart: (session: string, format: "svg" | "png", data: string) => invoke<string>("export_chart", { session, format, data }),
 };
 

@@ -17,7 +17,12 @@ arguments: string, };
 
 export type Api = "chat" | "responses";
 
-export type Session = { id: string, title: string, workspace: string, createdAt: string, updatedAt: string, };
+export type Session = { id: string, title: string, workspace: string, createdAt: string, updatedAt: string, 
+/**
+ * The agent an imported session was read from (`codex`, `claude-code`, `opencode`); absent
+ * for Alisio's own sessions, which are the only ones `run` and `compact` may change.
+ */
+source?: string, sourcePath?: string, };
 
 export type SessionSummary = { id: string, title: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, 
 /**
@@ -32,7 +37,7 @@ promptTokens: number, cachedTokens: number, completionTokens: number,
  * Applied checkpoints, and the characters applied compactions and reductions took out of the
  * request (an estimate of tokens saved is a quarter of that).
  */
-compactions: number, savedChars: number, createdAt: string, lastActivity: string, };
+compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: string, sourcePath?: string, };
 
 export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, 
 /**
@@ -56,7 +61,11 @@ export type ChatCall = { id: string, type: string, function: ChatFunction, };
 
 export type ChatFunction = { name: string, arguments: string, };
 
-export type ModelView = { session: string, api: Api, model: string, messages: Array<WireItem>, toolCatalogChars: number, chars: number, estimatedTokens: number, };
+export type ModelView = { session: string, api: Api, model: string, messages: Array<WireItem>, toolCatalogChars: number, chars: number, estimatedTokens: number, 
+/**
+ * An imported session's view: what that agent would send next, rebuilt from its records.
+ */
+reconstructed: boolean, };
 
 export type StoredView = { session: Session, messages: Array<StoredMessage>, 
 /**
@@ -68,7 +77,20 @@ export type StoredMessage = { seq: number, anchor: number, role: Role, kind: Mes
 /**
  * A recovered "result unknown", or an assistant message whose call is still uncertain.
  */
-uncertain: boolean, reverted: boolean, createdBy: number | null, compactedBy: number | null, createdAt: string, };
+uncertain: boolean, reverted: boolean, createdBy: number | null, compactedBy: number | null, createdAt: string, 
+/**
+ * An imported message: the source record's id, verbatim.
+ */
+sourceId?: string, 
+/**
+ * What the source record holds beyond the mapped fields (exit codes, flags, raw parts).
+ */
+meta?: Record<string, unknown>, 
+/**
+ * Kept in the stored view, never part of the model's view (a sub-agent's record, a local
+ * command's output).
+ */
+offView: boolean, };
 
 export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
 
@@ -78,7 +100,7 @@ export type Envelope = { v: number, session: string, ts: string, } & ({ "type": 
 
 export type Event = { "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
 
-export type CompactionReason = "manual" | "auto" | "budget" | "cache";
+export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown";
 
 export type Size = { chars: number, tokens: number, };
 
@@ -160,7 +182,7 @@ export type IpcError = { code: ErrorCode, message: string, };
 
 export type ErrorCode = "invalid" | "uncertain" | "failed";
 
-export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, };
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, };
 
 export type ContextMeter = { strategy: string, windowTokens: number | null, windowSource: string, threshold: number, maxContextChars: number, reducibleChars: number, toolCatalogChars: number, estimatedTokens: number, };
 
@@ -197,6 +219,28 @@ export type LineTag = "equal" | "delete" | "insert" | "skipped";
 export type RequestDiff = { diff: CallDiff, lines: Array<MessageLines>, };
 
 export type MessageLines = { index: number, lines: Array<DiffLine>, };
+
+export type ImportOutcome = { report: ImportReport, unknown: Array<string>, 
+/**
+ * The formats Alisio reads, for the message about `unknown` paths.
+ */
+formats: string, };
+
+export type ImportReport = { imported: Array<ImportedSession>, errors: Array<ImportFailure>, };
+
+export type ImportedSession = { id: string, source: SourceKind, path: string, sourceId: string, title: string, messages: number, toolCalls: number, compactions: number, skipped: Array<Skipped>, };
+
+export type ImportFailure = { path: string, error: string, };
+
+export type Skipped = { line: Position, reason: string, };
+
+export type Position = number | string;
+
+export type SourceKind = "codex" | "claude-code" | "opencode";
+
+export type SourceSummary = { sessions: number, imported: number, source: SourceKind, path: string, exists: boolean, };
+
+export type SourceLocation = { source: SourceKind, path: string, exists: boolean, };
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, storedRows } from "./logic";
+import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -9,7 +9,7 @@ function msg(partial: Partial<StoredMessage>): StoredMessage {
   return {
     seq, anchor: seq, role: "user", kind: "user", content: "", chars: 0, toolCalls: [], toolCallId: null, compacted: false, summary: false,
     truncated: false, uncertain: false, reverted: false, createdBy: null, compactedBy: null, createdAt: "2026-11-30T00:00:00Z",
-    ...partial,
+    offView: false, ...partial,
   };
 }
 
@@ -224,5 +224,28 @@ describe("appendAfter", () => {
     expect(appendAfter([a, b, c], [c, d]).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
     expect(appendAfter([a, b, c, d], [c, d]).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
     expect(appendAfter([], [a]).map((m) => m.seq)).toEqual([1]);
+  });
+});
+
+describe("imported sessions", () => {
+  it("are read-only with the source named, and own sessions are not", () => {
+    expect(readOnlyReason({ source: "codex", sourcePath: "/h/.codex/sessions/r.jsonl" })).toContain("Imported from codex (/h/.codex/sessions/r.jsonl)");
+    expect(readOnlyReason({})).toBeNull();
+    expect(readOnlyReason(null)).toBeNull();
+  });
+
+  it("notes what the source recorded about a message", () => {
+    expect(sourceNotes(msg({ meta: { exec: { exitCode: 2 } } }))).toEqual(["exit 2"]);
+    expect(sourceNotes(msg({ meta: { sidechain: true }, offView: true }))).toEqual(["sub-agent"]);
+    expect(sourceNotes(msg({ meta: { subtype: "local_command" }, offView: true }))).toEqual(["not sent to the model"]);
+    expect(sourceNotes(msg({ meta: { exit: 0, status: "error" } }))).toEqual(["exit 0", "tool error"]);
+    expect(sourceNotes(msg({}))).toEqual([]);
+  });
+
+  it("a watched source's appends grow the shown session in place, a new compaction reloads it", () => {
+    const event = { kind: "imported" as const, sessions: ["a", "b"], reload: ["b"] };
+    expect(reduceUiEvent(IDLE, event, "a")[1]).toEqual({ refresh: "append" });
+    expect(reduceUiEvent(IDLE, event, "b")[1]).toEqual({ refresh: "full" });
+    expect(reduceUiEvent(IDLE, event, "c")[1]).toEqual({ refresh: "sessions" });
   });
 });

@@ -171,3 +171,13 @@ pub async fn stored_view_since(
 ) -> IpcResult<StoredView> {
     backend.stored_view_since(&session, anchor, seq)
 }
+
+#[tauri::command]
+pub async fn import_sources(backend: State<'_, Backend>) -> IpcResult<Vec<alisio_engine::import::SourceSummary>> {
+    backend.import_sources().await
+}
+
+#[tauri::command]
+pub async fn import_paths(backend: State<'_, Backend>, paths: Vec<String>) -> IpcResult<alisio_ipc::ImportOutcome> {
+    backend.import_paths(paths).await
+}

@@ -24,6 +24,7 @@ pub fn run(global: GlobalArgs) -> i32 {
                 }
             });
             let backend = Backend::open(&alisio_home(), global.config.clone(), emit)?;
+            backend.watch_sources();
             app.manage(backend);
             Ok(())
         })
@@ -53,6 +54,8 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::cache_report,
             commands::export_chart,
             commands::stored_view_since,
+            commands::import_sources,
+            commands::import_paths,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

@@ -17,13 +17,20 @@ export type LiveState = {
  * What an event asks of the window. `refresh: "append"` — only new messages arrived (a running
  * turn), so the history is not fetched again; `"full"` — earlier rows changed (a compaction).
  */
-export type Effect = { refresh?: "append" | "full"; select?: string; notice?: string; error?: string };
+export type Effect = { refresh?: "append" | "full" | "sessions"; select?: string; notice?: string; error?: string };
 
 export const IDLE: LiveState = { streaming: "", running: null, permission: null, progress: null };
 
 export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string | null): [LiveState, Effect] {
   if (event.kind === "permissionRequest") {
     return [{ ...state, permission: { id: event.id, session: event.session, call: event.call, permission: event.permission } }, {}];
+  }
+  if (event.kind === "imported") {
+    // A watched agent appended to its sessions: the shown one grows in place (or reloads when a
+    // compaction changed earlier rows); the list is refreshed either way.
+    if (selected && event.reload.includes(selected)) return [state, { refresh: "full" }];
+    if (selected && event.sessions.includes(selected)) return [state, { refresh: "append" }];
+    return [state, { refresh: "sessions" }];
   }
   if (event.kind === "turnFinished") {
     return [{ ...state, running: null, streaming: "", progress: null }, { refresh: "append", error: event.error ?? undefined }];

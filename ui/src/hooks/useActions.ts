@@ -6,7 +6,7 @@ import { parseSlashCompact } from "../logic";
 import type { LiveState } from "./engineEvents";
 import type { Feedback } from "./useAction";
 
-export type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean } | { kind: "settings" } | null;
+export type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean } | { kind: "settings" } | { kind: "import"; path?: string } | null;
 
 export function useActions(deps: {
   selected: string | null;

@@ -10,7 +10,7 @@ import { appendAfter } from "../logic";
 const FIRST_PAGE = 1500;
 const OLDER_PAGE = 10_000;
 
-export type Wire = { messages: WireItem[]; label: string; chars: number; catalog: number };
+export type Wire = { messages: WireItem[]; label: string; chars: number; catalog: number; reconstructed?: boolean };
 
 export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e: unknown) => void) {
   const [stored, setStored] = useState<StoredView | null>(null);
@@ -44,7 +44,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   const showNextRequest = async (id: string) => {
     const next = await api.modelView(id).catch(fail);
     if (!next || !current(id)) return;
-    setWire({ messages: next.messages, label: "Next request", chars: next.chars, catalog: next.toolCatalogChars });
+    setWire({ messages: next.messages, label: next.reconstructed ? "Next request (reconstructed)" : "Next request", chars: next.chars, catalog: next.toolCatalogChars, reconstructed: next.reconstructed });
     setCallChoice(null);
   };
 

@@ -10,6 +10,7 @@ export type Shortcuts = {
   undo: () => void;
   composer: () => void;
   stop: () => void;
+  importSessions: () => void;
 };
 
 export function useShortcuts(handlers: Shortcuts) {
@@ -30,6 +31,7 @@ export function useShortcuts(handlers: Shortcuts) {
         : e.shiftKey && key === "z" ? h.undo
         : e.key === "l" ? h.composer
         : e.key === "." ? h.stop
+        : !e.shiftKey && key === "i" ? h.importSessions
         : null;
       if (action) {
         e.preventDefault();

@@ -6,6 +6,8 @@ import { useState } from "preact/hooks";
 export function Composer(props: {
   inputRef: Ref<HTMLTextAreaElement>;
   hasSession: boolean;
+  /** Why this session cannot take a turn (an imported session), or null. */
+  readOnly: string | null;
   running: boolean;
   streaming: string;
   onSend: (text: string) => void;
@@ -28,7 +30,9 @@ export function Composer(props: {
       <footer class="composer">
         <textarea
           ref={props.inputRef}
-          placeholder={props.hasSession ? "Message the agent, or /compact <focus> (Enter to send, Shift+Enter for a new line, Ctrl+L to focus)" : "Start a new session (runs in the current directory)"}
+          disabled={props.readOnly !== null}
+          title={props.readOnly ?? undefined}
+          placeholder={props.readOnly ?? (props.hasSession ? "Message the agent, or /compact <focus> (Enter to send, Shift+Enter for a new line, Ctrl+L to focus)" : "Start a new session (runs in the current directory)")}
           value={draft}
           onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
           onKeyDown={(e) => {
@@ -44,7 +48,7 @@ export function Composer(props: {
             Stop
           </button>
         ) : (
-          <button onClick={send} disabled={!draft.trim()} data-testid="send">
+          <button onClick={send} disabled={!draft.trim() || props.readOnly !== null} data-testid="send">
             Send
           </button>
         )}

@@ -2,7 +2,7 @@
 // checkpoint card, and its tool calls paired with their results.
 import type { CompactionView, JournalEntry, StoredMessage } from "../bindings";
 import { CheckpointCard, Collapsible, Flags } from "../components";
-import { formatChars } from "../logic";
+import { formatChars, sourceNotes } from "../logic";
 
 export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void };
 
@@ -32,6 +32,11 @@ export function MessageRow(props: {
         <span class="role">{KIND_LABEL[m.kind] ?? m.role}</span>
         <span class="muted">#{m.seq}</span>
         <Flags m={m} />
+        {sourceNotes(m).map((note) => (
+          <span class="flag source" data-testid="source-note">
+            {note}
+          </span>
+        ))}
         {m.truncated && (
           <button class="link" data-testid="open-diff" onClick={() => actions.openDiff(m.seq)}>
             trimmed to {formatChars(m.chars)} — compare with the original
@@ -58,6 +63,7 @@ export function MessageRow(props: {
             ) : result ? (
               <div class="tool-result">
                 <span class="muted">
+                  {sourceNotes(result).map((note) => `${note} · `)}
                   result #{result.seq} · {formatChars(result.chars)}
                   {result.truncated ? " · trimmed" : ""}
                 </span>

@@ -27,6 +27,11 @@ export function ModelPane(props: { wire: Wire; callChoice: number | null; calls:
           {formatTokens(Math.ceil((wire.chars + wire.catalog) / CHARS_PER_TOKEN))}
         </span>
       </div>
+      {wire.reconstructed && (
+        <div class="notice small" data-testid="reconstructed">
+          Reconstructed from the agent's own records: what it would send next, without its tool catalog (not recorded in its session files).
+        </div>
+      )}
       <VirtualList testId="model-view" count={wire.messages.length} keyOf={key} estimate={estimate} render={(i) => <WireCard item={wire.messages[i]} index={i} />} />
     </>
   );

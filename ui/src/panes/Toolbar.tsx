@@ -6,6 +6,8 @@ export function Toolbar(props: {
   tab: Tab;
   onTab: (tab: Tab) => void;
   canCompact: boolean;
+  /** Why compaction is unavailable here (an imported session is read-only), shown on hover. */
+  compactBlocked?: string | null;
   canUndo: boolean;
   onCompact: () => void;
   onUndo: () => void;
@@ -20,10 +22,10 @@ export function Toolbar(props: {
         ))}
       </nav>
       <div class="actions">
-        <button onClick={props.onCompact} disabled={!props.canCompact} data-testid="compact-button" title="Ctrl+Shift+C">
+        <button onClick={props.onCompact} disabled={!props.canCompact} data-testid="compact-button" title={props.compactBlocked ?? "Ctrl+Shift+C"}>
           Compact…
         </button>
-        <button class="secondary" onClick={props.onUndo} disabled={!props.canUndo} data-testid="undo-button" title="Ctrl+Shift+Z">
+        <button class="secondary" onClick={props.onUndo} disabled={!props.canUndo || !!props.compactBlocked} data-testid="undo-button" title={props.compactBlocked ?? "Ctrl+Shift+Z"}>
           Undo
         </button>
       </div>

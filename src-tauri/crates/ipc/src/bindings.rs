@@ -29,7 +29,9 @@ pub fn typescript() -> String {
         super::IpcError, super::ErrorCode, super::UiEvent, super::ContextMeter, super::PastRequest,
         super::ConfigDocument, super::ConnectionReport, super::CompactRequest,
         super::diff::TrimmedDiff, super::diff::DiffLine, super::diff::LineTag, super::RequestDiff,
-        super::MessageLines,
+        super::MessageLines, super::ImportOutcome, e::import::ImportReport, e::import::ImportedSession,
+        e::import::ImportFailure, e::import::Skipped, e::import::Position, e::import::SourceKind,
+        e::import::SourceSummary, e::import::SourceLocation,
     );
     let mut file = String::from(
         "// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.\n\

@@ -76,6 +76,20 @@ pub enum UiEvent {
     PermissionRequest { id: u64, session: String, call: ToolCall, permission: String },
     /// A turn started from the window ended; `error` is set when it failed.
     TurnFinished { session: String, error: Option<String> },
+    /// Watched sources appended to imported sessions; `reload` lists those whose earlier rows
+    /// changed (a new compaction), the others only gained messages at the end.
+    Imported { sessions: Vec<String>, reload: Vec<String> },
+}
+
+/// What an import from the window did: the CLI's document, and the paths that held no session
+/// in a known format.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportOutcome {
+    pub report: alisio_engine::import::ImportReport,
+    pub unknown: Vec<String>,
+    /// The formats Alisio reads, for the message about `unknown` paths.
+    pub formats: String,
 }
 
 /// The size of the next request against the limits that apply to it.
@@ -93,6 +107,14 @@ pub struct ContextMeter {
 }
 
 /// A past request rebuilt from the ledger.
+/// A path as people type it: `~/…` is under the home directory.
+fn expand_home(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => path.to_string(),
+    }
+}
+
 /// Where a window came from, as the meter says it.
 fn window_label(source: alisio_engine::provider::WindowSource) -> &'static str {
     use alisio_engine::provider::WindowSource;
@@ -234,7 +256,9 @@ impl Backend {
     /// On a first start (no sessions yet) the demo session is produced by the engine itself.
     pub async fn ensure_demo(&self) -> IpcResult<Option<String>> {
         let _once = self.demo.lock().await;
-        if !self.store.list_sessions()?.is_empty() {
+        // Imported sessions (the window follows other agents from its first second) do not count:
+        // the demo is there until Alisio has a session of its own.
+        if self.store.list_sessions()?.iter().any(|s| s.source.is_none()) {
             return Ok(None);
         }
         let workspace = self.home.join("demo-workspace");
@@ -248,6 +272,74 @@ impl Backend {
     /// The stored view; with `limit`, only the newest `limit` messages (see `older_messages`).
     pub fn stored_view(&self, session: &str, limit: Option<u32>) -> IpcResult<StoredView> {
         Ok(view::stored_view_page(&self.store, session, None, limit.map(|l| l as usize))?)
+    }
+
+    /// The agents' default locations with their session counts (the window's Sources list).
+    pub async fn import_sources(&self) -> IpcResult<Vec<alisio_engine::import::SourceSummary>> {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || Ok(alisio_engine::import::source_summaries(&store)?))
+            .await
+            .map_err(|e| IpcError { code: ErrorCode::Failed, message: format!("reading the sources failed: {e}") })?
+    }
+
+    /// Imports files or directories given in the window (I6, as `alisio import PATH...`).
+    pub async fn import_paths(&self, paths: Vec<String>) -> IpcResult<ImportOutcome> {
+        if paths.iter().all(|p| p.trim().is_empty()) {
+            return Err(invalid("give a file or folder to import"));
+        }
+        let store = self.store.clone();
+        let paths: Vec<PathBuf> = paths.iter().map(|p| PathBuf::from(expand_home(p.trim()))).collect();
+        let report = tokio::task::spawn_blocking(move || alisio_engine::import::import(&store, &paths))
+            .await
+            .map_err(|e| IpcError { code: ErrorCode::Failed, message: format!("the import failed: {e}") })?;
+        Ok(ImportOutcome {
+            unknown: report.unknown.iter().map(|p| p.display().to_string()).collect(),
+            report,
+            formats: alisio_engine::import::FORMATS.to_string(),
+        })
+    }
+
+    /// Follows the agents' default locations while the window is open: what their running
+    /// sessions append is imported (polled every second) and announced as [`UiEvent::Imported`].
+    pub fn watch_sources(&self) {
+        let store = self.store.clone();
+        let emit = self.emit.clone();
+        let spawned = std::thread::Builder::new().name("alisio-sources".into()).spawn(move || {
+            let mut compactions: HashMap<String, u64> = HashMap::new();
+            let mut reported = false;
+            loop {
+                let roots: Vec<PathBuf> = alisio_engine::import::default_locations()
+                    .into_iter()
+                    .filter(|l| l.exists)
+                    .map(|l| PathBuf::from(l.path))
+                    .collect();
+                if !roots.is_empty() {
+                    let report = alisio_engine::import::import(&store, &roots);
+                    if let (Some(failure), false) = (report.errors.first(), reported) {
+                        tracing::warn!("cannot import {}: {}", failure.path, failure.error);
+                        reported = true;
+                    }
+                    let mut sessions = Vec::new();
+                    let mut reload = Vec::new();
+                    for s in report.imported {
+                        let before = compactions.insert(s.id.clone(), s.compactions);
+                        if s.added > 0 {
+                            if before.is_some_and(|b| b != s.compactions) {
+                                reload.push(s.id.clone());
+                            }
+                            sessions.push(s.id);
+                        }
+                    }
+                    if !sessions.is_empty() {
+                        emit(UiEvent::Imported { sessions, reload });
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_secs(1));
+            }
+        });
+        if let Err(err) = spawned {
+            tracing::warn!("cannot follow the agents' sessions: {err}");
+        }
     }
 
     /// The stored view with only the messages after `(anchor, seq)`: what a running turn appended.

@@ -151,6 +151,43 @@ pub fn default_locations() -> Vec<SourceLocation> {
         .collect()
 }
 
+/// A default location with what it holds: the sessions found there and how many of that agent's
+/// sessions are in the store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SourceSummary {
+    #[serde(flatten)]
+    pub location: SourceLocation,
+    pub sessions: u64,
+    pub imported: u64,
+}
+
+/// The default locations (those that exist counted) for the window's Sources list.
+pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
+    let mut out = Vec::new();
+    for location in default_locations() {
+        let mut sessions = 0;
+        if location.exists {
+            let (found, _, _) = discover(&[PathBuf::from(&location.path)]);
+            for (kind, path) in found {
+                sessions += match kind {
+                    SourceKind::OpenCode => opencode::open(&path)
+                        .ok()
+                        .and_then(|c| c.query_row("SELECT count(*) FROM session", [], |r| r.get::<_, u64>(0)).ok())
+                        .unwrap_or(0),
+                    _ => 1,
+                };
+            }
+        }
+        let imported = store.read(|c| {
+            Ok(c.query_row("SELECT count(*) FROM sessions WHERE source = ?1", [location.source.as_str()], |r| r.get(0))?)
+        })?;
+        out.push(SourceSummary { location, sessions, imported });
+    }
+    Ok(out)
+}
+
 /// Recognises a file by its content.
 pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     let mut file = File::open(path)?;
