@@ -197,6 +197,7 @@ async function importFlow() {
   const item = await driver.waitFor("[data-testid=session-item]", { text: "echo hello from turn1", timeoutMs: 30_000 });
   await driver.click(item);
   await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "codex" });
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
   await driver.waitFor("[data-testid=stored-view] [data-testid=checkpoint-card]", { text: "Another language model" });
   assert.equal(await driver.execute("return document.querySelector('[data-testid=composer]').disabled"), true, "run is refused");
   assert.equal(await driver.execute("return document.querySelector('[data-testid=compact-button]').disabled"), true, "compact is refused");

@@ -248,6 +248,24 @@ pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Res
     Ok((build_body(&provider, &wire, &tools, options), response))
 }
 
+/// The answer of an imported call, from the message its agent stored for it, in the shape of
+/// the answers Alisio records itself.
+fn imported_response(store: &Store, session: &str, call: &ModelCallRecord) -> Result<Option<Value>> {
+    let Some(seq) = call.response_seq else { return Ok(None) };
+    let Some(message) = store.messages_by_seq(session, &[seq])?.pop() else { return Ok(None) };
+    Ok(Some(serde_json::json!({
+        "text": message.content,
+        "toolCalls": message.tool_calls,
+        "finishReason": call.finish_reason,
+        "usage": {
+            "promptTokens": call.prompt_tokens,
+            "cachedTokens": call.cached_tokens,
+            "completionTokens": call.completion_tokens,
+        },
+        "durationMs": call.duration_ms,
+    })))
+}
+
 /// A call read from another agent's records (its request is rebuilt from them, not stored).
 fn is_reconstructed(call: &ModelCallRecord) -> bool {
     call.params.get("reconstructed").and_then(Value::as_bool) == Some(true)
@@ -264,9 +282,12 @@ pub fn request_messages(
         "responses" => Api::Responses,
         _ => Api::Chat,
     };
-    let (mut system, response) = store.model_call_payload(call.id)?;
+    let (mut system, mut response) = store.model_call_payload(call.id)?;
     if is_reconstructed(call) {
         system = store.imported_system_prompt(session)?;
+        if response.is_none() {
+            response = imported_response(store, session, call)?;
+        }
     }
     let mut messages = store.messages_by_seq(session, &expand_ranges(&call.message_ranges))?;
     messages.sort_by_key(|m| (m.anchor, m.seq));

@@ -116,6 +116,8 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
     let input = body["input"].as_array().unwrap();
     assert_eq!(input.last().unwrap()["content"], "DO exec_command {\"cmd\":\"echo after compaction; cat notes.txt\"}");
     assert_eq!(body["tools"], Value::Null, "an imported call's tools are not invented");
+    let detail = crate::calls::show(&store, &imported.id, 11).unwrap();
+    assert_eq!(detail.response.unwrap()["toolCalls"][0]["id"], "call_11-Zq.9/x", "the answer is the stored reply");
 }
 
 #[test]
