@@ -357,7 +357,11 @@ async fn import(context: &Context, paths: Vec<PathBuf>, watch: bool) -> Result<(
         return Ok(());
     }
     if let Some(path) = report.unknown.first() {
-        return Err(Error::Usage(format!("{} holds no session Alisio can read; it reads {}", path.display(), import::FORMATS)));
+        return Err(Error::Usage(format!(
+            "{} holds no session Alisio can read; it reads {}",
+            path.display(),
+            import::FORMATS
+        )));
     }
     if let Some(failure) = report.errors.first() {
         return Err(Error::Unreadable(format!("cannot import {}: {}", failure.path, failure.error)));

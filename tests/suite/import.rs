@@ -27,10 +27,7 @@ async fn import_prints_one_document_and_sessions_carry_their_source() {
     assert_eq!(imported.len(), 6);
     let codex = imported.iter().find(|s| s["sourceId"] == "01a22d92-df3a-72a1-bd0b-7184d9a4858e").unwrap();
     let keys: Vec<&str> = codex.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        ["id", "source", "path", "sourceId", "title", "messages", "toolCalls", "compactions", "skipped"]
-    );
+    assert_eq!(keys, ["id", "source", "path", "sourceId", "title", "messages", "toolCalls", "compactions", "skipped"]);
     assert_eq!((codex["source"].as_str(), codex["toolCalls"].as_u64()), (Some("codex"), Some(5)));
     let id = codex["id"].as_str().unwrap();
 

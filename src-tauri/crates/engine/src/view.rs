@@ -77,7 +77,7 @@ pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<Model
     let record = store.resolve_session(session)?;
     let live = store.live_messages(&record.id)?;
     if let Some(source) = record.source.as_deref() {
-        return Ok(imported_view(store, &record.id, source, live)?);
+        return imported_view(store, &record.id, source, live);
     }
     let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live);
     Ok(ModelView {

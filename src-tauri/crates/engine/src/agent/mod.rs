@@ -234,7 +234,7 @@ impl Engine {
         sink: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<CompactOutcome> {
-        let _claim = self.claim(&session, "compact")?;
+        let _claim = self.claim(session, "compact")?;
         let ctx = self.context(session, sink, cancel);
         compaction::compact(&ctx, &self.plugins, reason, focus, preview).await
     }
@@ -247,14 +247,14 @@ impl Engine {
         edited: Option<&str>,
         sink: &dyn EventSink,
     ) -> Result<CompactOutcome> {
-        let _claim = self.claim(&session, "compact --apply")?;
+        let _claim = self.claim(session, "compact --apply")?;
         let cancel = CancellationToken::new();
         compaction::apply_proposal(&self.context(session, sink, &cancel), proposal, edited)
     }
 
     /// Reverts the newest compaction (and reductions after it); returns the reverted record ids.
     pub fn undo_compaction(&self, session: &Session, sink: &dyn EventSink) -> Result<Vec<i64>> {
-        let _claim = self.claim(&session, "compact --undo")?;
+        let _claim = self.claim(session, "compact --undo")?;
         let cancel = CancellationToken::new();
         compaction::undo_compaction(&self.context(session, sink, &cancel))
     }

@@ -67,7 +67,8 @@ impl Claude {
         let mut out = Record::new(role, content, at).id(uuid);
         if sidechain {
             out.off_view = true;
-            out = out.meta("sidechain", json!(true)).meta("agentId", record.get("agentId").cloned().unwrap_or_default());
+            out =
+                out.meta("sidechain", json!(true)).meta("agentId", record.get("agentId").cloned().unwrap_or_default());
         }
         out
     }
@@ -90,8 +91,10 @@ impl Claude {
                 Some(id) => id,
                 None => sink.compaction(CompactionReason::Unknown, &[], None, Map::new(), at)?,
             };
-            let out = Self::base(record, Role::User, text, uuid, false, at)
-                .meta("summarizedTurnPromptUuids", record.get("summarizedTurnPromptUuids").cloned().unwrap_or_default());
+            let out = Self::base(record, Role::User, text, uuid, false, at).meta(
+                "summarizedTurnPromptUuids",
+                record.get("summarizedTurnPromptUuids").cloned().unwrap_or_default(),
+            );
             sink.checkpoint(id, out, true)?;
             return Ok(Skip::No);
         }
@@ -112,9 +115,10 @@ impl Claude {
                 for block in blocks {
                     match block.get("type").and_then(Value::as_str) {
                         Some("tool_result") => {
-                            let mut out = Self::base(record, Role::Tool, text_of(&block["content"]), uuid, sidechain, at)
-                                .meta("isError", block.get("is_error").cloned().unwrap_or_default())
-                                .meta("toolUseResult", tool_use_result(record.get("toolUseResult")));
+                            let mut out =
+                                Self::base(record, Role::Tool, text_of(&block["content"]), uuid, sidechain, at)
+                                    .meta("isError", block.get("is_error").cloned().unwrap_or_default())
+                                    .meta("toolUseResult", tool_use_result(record.get("toolUseResult")));
                             out.tool_call_id = block.get("tool_use_id").and_then(Value::as_str).map(str::to_string);
                             sink.push(out)?;
                         }
@@ -261,9 +265,16 @@ impl Claude {
             return Ok(Skip::No);
         }
         // Local command output and notices: shown, but not what the model reads.
-        let mut out = Self::base(record, Role::System, text_of(record.get("content").unwrap_or(&Value::Null)), uuid, sidechain, at)
-            .meta("subtype", json!(subtype))
-            .meta("level", record.get("level").cloned().unwrap_or_default());
+        let mut out = Self::base(
+            record,
+            Role::System,
+            text_of(record.get("content").unwrap_or(&Value::Null)),
+            uuid,
+            sidechain,
+            at,
+        )
+        .meta("subtype", json!(subtype))
+        .meta("level", record.get("level").cloned().unwrap_or_default());
         out.off_view = true;
         sink.push(out)?;
         Ok(Skip::No)

@@ -181,7 +181,9 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
             }
         }
         let imported = store.read(|c| {
-            Ok(c.query_row("SELECT count(*) FROM sessions WHERE source = ?1", [location.source.as_str()], |r| r.get(0))?)
+            Ok(c.query_row("SELECT count(*) FROM sessions WHERE source = ?1", [location.source.as_str()], |r| {
+                r.get(0)
+            })?)
         })?;
         out.push(SourceSummary { location, sessions, imported });
     }
@@ -196,7 +198,7 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     if n == 16 && &head == b"SQLite format 3\0" {
         return Ok(opencode::open(path).ok().filter(opencode::is_opencode).map(|_| SourceKind::OpenCode));
     }
-    if !head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| *b == b'{') {
+    if head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_none_or(|b| *b != b'{') {
         return Ok(None);
     }
     file.seek(SeekFrom::Start(0))?;
@@ -251,8 +253,8 @@ fn walk(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<Im
             };
             entries.sort_by_key(|e| e.file_name());
             for entry in entries {
-                let is_link_dir =
-                    entry.file_type().is_ok_and(|t| t.is_symlink()) && entry.path().metadata().is_ok_and(|m| m.is_dir());
+                let is_link_dir = entry.file_type().is_ok_and(|t| t.is_symlink())
+                    && entry.path().metadata().is_ok_and(|m| m.is_dir());
                 if !is_link_dir {
                     walk(&entry.path(), found, errors);
                 }
@@ -391,9 +393,8 @@ fn upsert_session(
     let id = session_id(kind, source_id);
     let path_text = path.display().to_string();
     store.write(|tx| {
-        let cursor: Option<Option<String>> = tx
-            .query_row("SELECT source_cursor FROM sessions WHERE id = ?1", [&id], |r| r.get(0))
-            .optional()?;
+        let cursor: Option<Option<String>> =
+            tx.query_row("SELECT source_cursor FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
         match cursor {
             Some(cursor) => {
                 tx.execute("UPDATE sessions SET source_path = ?2 WHERE id = ?1", params![id, path_text])?;
@@ -628,7 +629,8 @@ fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
         let created = opencode::iso(source.created);
         let (session, stored) =
             upsert_session(store, SourceKind::OpenCode, &source.id, path, &title, &source.directory, &created)?;
-        let mut cursor: OpenCodeCursor = stored.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
+        let mut cursor: OpenCodeCursor =
+            stored.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
         let messages = opencode::messages_after(&snapshot, &source.id, cursor.state.last.clone())?;
         let complete: Vec<_> = messages.iter().take_while(|m| opencode::is_complete(m)).collect();
         let mut added = 0;

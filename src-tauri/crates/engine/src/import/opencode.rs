@@ -40,7 +40,8 @@ pub struct SourceMessage {
 /// cannot hold the WAL index (then it must not be changing anyway).
 pub fn open(path: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let unreadable = |e: rusqlite::Error| Error::Usage(format!("{}: cannot be read as an OpenCode database: {e}", path.display()));
+    let unreadable =
+        |e: rusqlite::Error| Error::Usage(format!("{}: cannot be read as an OpenCode database: {e}", path.display()));
     let attempt = |conn: Connection| -> rusqlite::Result<Connection> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.query_row("SELECT count(*) FROM session", [], |r| r.get::<_, i64>(0))?;
@@ -70,7 +71,13 @@ pub fn sessions(conn: &Connection) -> Result<Vec<SourceSession>> {
          FROM session ORDER BY time_created, id",
     )?;
     let rows = stmt.query_map([], |r| {
-        Ok(SourceSession { id: r.get(0)?, title: r.get(1)?, directory: r.get(2)?, parent: r.get(3)?, created: r.get(4)? })
+        Ok(SourceSession {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            directory: r.get(2)?,
+            parent: r.get(3)?,
+            created: r.get(4)?,
+        })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -114,7 +121,9 @@ pub fn is_complete(message: &SourceMessage) -> bool {
     let Ok(data) = &message.data else { return true };
     if data["role"] == "assistant" {
         let running = message.parts.iter().any(|(_, p)| {
-            p.as_ref().is_ok_and(|p| matches!(p.pointer("/state/status").and_then(Value::as_str), Some("pending" | "running")))
+            p.as_ref().is_ok_and(|p| {
+                matches!(p.pointer("/state/status").and_then(Value::as_str), Some("pending" | "running"))
+            })
         });
         return data.pointer("/time/completed").is_some_and(|t| !t.is_null()) && !running;
     }
@@ -167,7 +176,13 @@ impl OpenCode {
         Ok(skipped)
     }
 
-    fn user(&mut self, sink: &mut Sink<'_, '_>, message: &SourceMessage, parts: &[(&str, &Value)], at: &str) -> Result<()> {
+    fn user(
+        &mut self,
+        sink: &mut Sink<'_, '_>,
+        message: &SourceMessage,
+        parts: &[(&str, &Value)],
+        at: &str,
+    ) -> Result<()> {
         let mut texts = Vec::new();
         let mut synthetic = true;
         let mut other = Vec::new();

@@ -162,9 +162,8 @@ impl Sink<'_, '_> {
 
     /// The seq of the message imported from source record `id`, if any.
     pub fn seq_of(&self, id: &str) -> Result<Option<i64>> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT min(seq) FROM messages WHERE session_id = ?1 AND source_id = ?2")?;
+        let mut stmt =
+            self.tx.prepare_cached("SELECT min(seq) FROM messages WHERE session_id = ?1 AND source_id = ?2")?;
         Ok(stmt.query_row(params![self.session, id], |r| r.get(0))?)
     }
 
@@ -200,10 +199,7 @@ impl Sink<'_, '_> {
             })),
         };
         let id = insert_compaction(self.tx, self.session, &record, Status::Applied)?;
-        self.tx.execute(
-            "UPDATE compactions SET created_at = ?2, applied_at = ?2 WHERE id = ?1",
-            params![id, at],
-        )?;
+        self.tx.execute("UPDATE compactions SET created_at = ?2, applied_at = ?2 WHERE id = ?1", params![id, at])?;
         crate::store::compactions::hide_messages(self.tx, self.session, id, &span)?;
         self.state.live = kept;
         Ok(id)
@@ -224,8 +220,9 @@ impl Sink<'_, '_> {
         let seq = self.insert(record, anchor, Some(id), true)?;
         if anchor.is_some() {
             // The checkpoint leads the view: it was pushed last, it is read first.
-            let entry = self.state.live.pop().expect("a checkpoint is in the view");
-            self.state.live.insert(0, entry);
+            if let Some(entry) = self.state.live.pop() {
+                self.state.live.insert(0, entry);
+            }
         }
         let after = self.state.live_chars();
         self.tx.execute(

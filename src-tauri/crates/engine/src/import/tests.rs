@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use super::*;
 use crate::config::Config;
 use crate::events::CompactionReason;
-use crate::transcript::Role;
 use crate::store::compactions::Status;
+use crate::transcript::Role;
 use crate::view::{model_view, stored_view};
 
 fn fixtures() -> PathBuf {
@@ -61,8 +61,7 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
     let stored = stored_view(&store, &imported.id).unwrap();
     assert_eq!(stored.session.source.as_deref(), Some("codex"));
     assert_eq!(stored.session.workspace, "/home/dev/work/codex/proj");
-    let calls: Vec<&str> =
-        stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
+    let calls: Vec<&str> = stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
     assert_eq!(calls, ["call_1-Zq.9/x", "call_3-Zq.9/x", "call_5-Zq.9/x", "call_7-Zq.9/x", "call_11-Zq.9/x"]);
     let results: Vec<&str> = stored.messages.iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
     assert_eq!(results, calls, "each output answers its call, verbatim");
@@ -176,7 +175,8 @@ fn claude_code_auto_compaction_and_local_command_output() {
     let imported = import_one(&store, &fixtures().join(CLAUDE_AUTO));
     let stored = stored_view(&store, &imported.id).unwrap();
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Auto);
-    let local = stored.messages.iter().find(|m| m.content.starts_with("<local-command-stdout>## Context Usage")).unwrap();
+    let local =
+        stored.messages.iter().find(|m| m.content.starts_with("<local-command-stdout>## Context Usage")).unwrap();
     assert!(local.off_view, "a local command's output is shown but never sent");
     assert_eq!(local.meta.as_ref().unwrap()["subtype"], "local_command");
     let view = model_view(&store, &Config::default(), &imported.id).unwrap();
@@ -207,7 +207,10 @@ fn opencode_database_sessions_with_manual_and_auto_compactions() {
     assert_eq!(result.content, "hello from turn1\n1\n2\n3\n");
     assert_eq!(result.meta.as_ref().unwrap()["exit"], json!(0));
     let summarizer = stored.model_calls.iter().find(|c| c.purpose == "compaction").unwrap();
-    assert_eq!((summarizer.prompt_tokens, summarizer.cached_tokens, summarizer.completion_tokens), (Some(821), Some(5), Some(74)));
+    assert_eq!(
+        (summarizer.prompt_tokens, summarizer.cached_tokens, summarizer.completion_tokens),
+        (Some(821), Some(5), Some(74))
+    );
 
     let view = model_view(&store, &Config::default(), &manual.id).unwrap();
     let got = texts(&view);
@@ -231,7 +234,12 @@ fn rows(store: &Store, session: &str) -> Vec<String> {
         .map(|m| format!("{} {} {:?} {} {} {:?}", m.seq, m.anchor, m.role, m.compacted, m.content.len(), m.source_id))
         .collect();
     out.extend(stored.compactions.iter().map(|c| format!("{:?} {:?}", c.record.reason, c.summarized_seqs)));
-    out.extend(stored.model_calls.iter().map(|c| format!("{} {} {:?} {:?}", c.purpose, c.message_ranges, c.prompt_tokens, c.response_seq)));
+    out.extend(
+        stored
+            .model_calls
+            .iter()
+            .map(|c| format!("{} {} {:?} {:?}", c.purpose, c.message_ranges, c.prompt_tokens, c.response_seq)),
+    );
     out
 }
 
@@ -316,7 +324,7 @@ fn an_opencode_database_is_read_while_opencode_writes_it_in_wal_mode() {
     let writer = rusqlite::Connection::open(&path).unwrap();
     writer.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).unwrap();
     let session = "ses_dd26eb074ffenpOs2hjVwkdumC";
-    let first = import(&store, &[path.clone()]);
+    let first = import(&store, std::slice::from_ref(&path));
     let before = first.imported.iter().find(|s| s.source_id == session).unwrap().messages;
 
     // OpenCode keeps writing (a transaction open across the import), then commits a new turn.
@@ -335,13 +343,18 @@ fn an_opencode_database_is_read_while_opencode_writes_it_in_wal_mode() {
             )
             .unwrap();
     };
-    insert("msg_zz1", 1_896_060_900_000, json!({"role": "user", "time": {"created": 1_896_060_900_000i64}}), json!({"type": "text", "text": "one more"}));
-    let during = import(&store, &[path.clone()]);
+    insert(
+        "msg_zz1",
+        1_896_060_900_000,
+        json!({"role": "user", "time": {"created": 1_896_060_900_000i64}}),
+        json!({"type": "text", "text": "one more"}),
+    );
+    let during = import(&store, std::slice::from_ref(&path));
     assert!(during.errors.is_empty(), "{during:?}");
     let unchanged = during.imported.iter().find(|s| s.source_id == session).unwrap().messages;
     assert_eq!(unchanged, before, "uncommitted rows are not read");
     writer.execute_batch("COMMIT").unwrap();
-    let after = import(&store, &[path.clone()]);
+    let after = import(&store, std::slice::from_ref(&path));
     let grown = after.imported.iter().find(|s| s.source_id == session).unwrap();
     assert_eq!((grown.messages, grown.added), (before + 1, 1));
 }

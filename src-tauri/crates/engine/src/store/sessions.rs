@@ -157,9 +157,8 @@ impl Store {
             if id_or_prefix.is_empty() {
                 return Err(Error::SessionNotFound(String::new()));
             }
-            let mut stmt = conn.prepare(
-                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2"),
-            )?;
+            let mut stmt =
+                conn.prepare(&format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2"))?;
             let found: Vec<Session> = stmt
                 .query_map(params![id_or_prefix, id_or_prefix.chars().count() as i64], session_from_row)?
                 .collect::<rusqlite::Result<_>>()?;
