@@ -50,8 +50,9 @@ pub fn print_sessions(sessions: &[SessionSummary]) {
     println!("{:<36}  {:>5}  {:>9}  {:<24}  title", "id", "live", "compacted", "last activity");
     for s in sessions {
         let badge = if s.uncertain_tool_calls > 0 { "  [uncertain tool results]" } else { "" };
+        let source = s.source.as_deref().map(|source| format!("[{source}] ")).unwrap_or_default();
         println!(
-            "{:<36}  {:>5}  {:>9}  {:<24}  {}{badge}",
+            "{:<36}  {:>5}  {:>9}  {:<24}  {source}{}{badge}",
             s.id, s.live_messages, s.compacted_messages, s.last_activity, s.title
         );
     }
@@ -68,6 +69,9 @@ fn excerpt(text: &str, max: usize) -> String {
 pub fn print_stored(view: &StoredView) {
     println!("session {}  {}", view.session.id, view.session.title);
     println!("workspace {}", view.session.workspace);
+    if let (Some(source), Some(path)) = (&view.session.source, &view.session.source_path) {
+        println!("imported from {source} ({path}), read-only");
+    }
     for m in &view.messages {
         let flags: Vec<&str> = [
             (m.compacted, "compacted"),

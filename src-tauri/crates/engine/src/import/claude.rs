@@ -20,6 +20,9 @@ pub struct Claude {
     /// The Anthropic message id of the last response put in the ledger (a response split over
     /// several records counts once).
     last_response: Option<String>,
+    /// The file is a sub-agent's own transcript: its sidechain records are its thread.
+    #[serde(skip)]
+    pub own_sidechain: bool,
 }
 
 /// Record types that are bookkeeping, not transcript: the request log, queue, cost and mode.
@@ -40,7 +43,7 @@ impl Claude {
     pub fn line(&mut self, sink: &mut Sink<'_, '_>, record: &Value) -> Result<Skip> {
         let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
         let at = str_at(record, "/timestamp").unwrap_or_default().to_string();
-        let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true) && !self.own_sidechain;
         let uuid = str_at(record, "/uuid");
         let skip = match kind {
             "user" => self.user(sink, record, uuid, sidechain, &at)?,

@@ -204,7 +204,7 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
-    for index in 0..20 {
+    for index in 0..50 {
         line.clear();
         if reader.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
             break;
@@ -214,7 +214,8 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         if index == 0 && kind == "session_meta" && record.get("payload").is_some() {
             return Ok(Some(SourceKind::Codex));
         }
-        if record.get("sessionId").and_then(Value::as_str).is_some()
+        let transcript = record.get("uuid").is_some() && record.get("parentUuid").is_some();
+        if (record.get("sessionId").and_then(Value::as_str).is_some() || transcript)
             && matches!(kind, "user" | "assistant" | "system" | "attachment" | "queue-operation" | "summary")
         {
             return Ok(Some(SourceKind::ClaudeCode));
@@ -368,7 +369,9 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
             }
         }
     }
-    if kind == SourceKind::ClaudeCode && uuid::Uuid::parse_str(&stem).is_ok() || identity.source_id.is_empty() {
+    // A Claude Code file is one session (its name is the session id; a sub-agent's file has its
+    // own name but the parent's sessionId), so the file name identifies it.
+    if kind == SourceKind::ClaudeCode && !stem.is_empty() || identity.source_id.is_empty() {
         identity.source_id = stem;
     }
     Ok(identity)
@@ -502,7 +505,12 @@ fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<Imported
     };
     let mut importer = match kind {
         SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.clone()).unwrap_or_default()),
-        _ => LineImporter::Claude(serde_json::from_value(cursor.state.clone()).unwrap_or_default()),
+        _ => {
+            let mut claude: claude::Claude = serde_json::from_value(cursor.state.clone()).unwrap_or_default();
+            // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
+            claude.own_sidechain = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-"));
+            LineImporter::Claude(claude)
+        }
     };
     file.seek(SeekFrom::Start(cursor.offset)).map_err(unreadable)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);

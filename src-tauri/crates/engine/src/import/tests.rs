@@ -375,3 +375,58 @@ fn paths_that_hold_no_known_format_are_told_apart_from_unreadable_ones() {
     sources.sort();
     assert_eq!(sources, ["claude-code", "claude-code", "codex", "codex", "opencode", "opencode"]);
 }
+
+#[test]
+fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger() {
+    let (_dir, store) = store();
+    let work = tempfile::tempdir().unwrap();
+    let path = work.path().join("46c4be69-b0e3-487e-97a4-c6832402089e.jsonl");
+    let source = std::fs::read_to_string(fixtures().join(CLAUDE_MANUAL)).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    // Spliced after the first tool result: a sub-agent's exchange, then a response that called two
+    // tools at once (one record per tool_use, the same message id, as Claude Code writes them).
+    let at = lines.iter().position(|l| l.contains("\"tool_result\"")).unwrap() + 1;
+    let base = json!({"sessionId": "46c4be69-b0e3-487e-97a4-c6832402089e", "cwd": "/home/dev/work/claude-proj", "timestamp": "2026-11-30T17:50:58.000Z"});
+    let record = |extra: Value| {
+        let mut r = base.clone();
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        r.to_string()
+    };
+    let usage = json!({"input_tokens": 10, "cache_read_input_tokens": 2500, "output_tokens": 3});
+    let spliced = [
+        record(
+            json!({"type": "user", "uuid": "sc-1", "parentUuid": null, "isSidechain": true, "agentId": "a1", "message": {"role": "user", "content": "Explore: find the parser — 解析"}}),
+        ),
+        record(
+            json!({"type": "assistant", "uuid": "sc-2", "parentUuid": "sc-1", "isSidechain": true, "agentId": "a1", "message": {"id": "msg_side", "role": "assistant", "model": "m", "content": [{"type": "text", "text": "src/parser.rs"}], "usage": usage}}),
+        ),
+        record(
+            json!({"type": "assistant", "uuid": "p-1", "parentUuid": "x", "isSidechain": false, "message": {"id": "msg_par", "role": "assistant", "model": "m", "content": [{"type": "tool_use", "id": "toolu_A", "name": "Read", "input": {"file_path": "a.rs"}}], "usage": usage}}),
+        ),
+        record(
+            json!({"type": "assistant", "uuid": "p-2", "parentUuid": "p-1", "isSidechain": false, "message": {"id": "msg_par", "role": "assistant", "model": "m", "content": [{"type": "tool_use", "id": "toolu_B", "name": "Read", "input": {"file_path": "b.rs"}}], "usage": usage}}),
+        ),
+        record(
+            json!({"type": "user", "uuid": "p-3", "parentUuid": "p-1", "isSidechain": false, "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_A", "content": "fn a() {}", "is_error": false}]}}),
+        ),
+        record(
+            json!({"type": "user", "uuid": "p-4", "parentUuid": "p-2", "isSidechain": false, "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_B", "content": "no such file", "is_error": true}]}}),
+        ),
+    ];
+    let mut text: Vec<String> = lines[..at].iter().map(|l| l.to_string()).collect();
+    text.extend(spliced);
+    text.extend(lines[at..].iter().map(|l| l.to_string()));
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+
+    let imported = import_one(&store, &path);
+    let stored = stored_view(&store, &imported.id).unwrap();
+    let side: Vec<&crate::view::StoredMessage> = stored.messages.iter().filter(|m| m.off_view).collect();
+    assert_eq!(side.len(), 2);
+    assert!(side.iter().all(|m| m.meta.as_ref().unwrap()["sidechain"] == json!(true)));
+    assert_eq!(side[0].content, "Explore: find the parser — 解析");
+    assert_eq!(stored.model_calls.len(), 12, "the sub-agent's call is not the main thread's; the parallel pair is one");
+    let failed = stored.messages.iter().find(|m| m.tool_call_id.as_deref() == Some("toolu_B")).unwrap();
+    assert_eq!(failed.meta.as_ref().unwrap()["isError"], json!(true));
+    let view = model_view(&store, &Config::default(), &imported.id).unwrap();
+    assert!(!texts(&view).iter().any(|t| t.contains("解析")), "a sub-agent's records never reach the main view");
+}
