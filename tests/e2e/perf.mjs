@@ -1,6 +1,7 @@
 import { spawn, execFileSync } from "node:child_process";
 // Measures the window on a long session: time from clicking a 100,000-message session to its rows
-// on screen (5 runs), then the idle RSS of the app process and of WebKit's web process.
+// on screen (5 runs); then scrolls it from its end to its first message and back to its end,
+// sampling the RSS of the app process and of WebKit's web process every 250 ms (peaks reported).
 // Usage: tests/e2e/perf.sh (creates the session with the big_session example, starts Xvfb).
 import { Driver, sleep } from "./webdriver.mjs";
 const home = process.env.ALISIO_HOME;
@@ -31,12 +32,40 @@ for (let run = 0; run < 5; run++) {
   await sleep(500);
 }
 console.log("first paint ms:", results.map((x) => x.toFixed(0)).join(", "));
-await sleep(10000);
 const pid = execFileSync("pgrep", ["-f", `^${app}$`]).toString().trim().split("\n")[0];
 const rss = (p) => Number(/VmRSS:\s+(\d+)/.exec(execFileSync("cat", [`/proc/${p}/status`]).toString())[1]) / 1024;
-console.log("idle RSS main process MB:", rss(pid).toFixed(1));
-try {
-  const web = execFileSync("pgrep", ["-f", "WebKitWebProcess"]).toString().trim().split("\n");
-  console.log("WebKit web processes MB:", web.map((p) => rss(p).toFixed(1)).join(", "));
-} catch {}
+const webPids = () => {
+  try {
+    return execFileSync("pgrep", ["-f", "WebKitWebProcess"]).toString().trim().split("\n");
+  } catch {
+    return [];
+  }
+};
+const peak = { app: 0, web: 0 };
+const sample = () => {
+  peak.app = Math.max(peak.app, rss(pid));
+  for (const p of webPids()) peak.web = Math.max(peak.web, rss(p));
+};
+const sampler = setInterval(sample, 250);
+// Scroll to the first message, page by page, then back to the last one.
+const scrolled = await d.cmd("POST", "/execute/async", { script: `
+  const done = arguments[arguments.length - 1];
+  const list = () => document.querySelector('[data-testid=stored-view]');
+  const seqs = () => [...document.querySelectorAll('[data-testid=stored-view] [data-testid=message]')].map((r) => Number(r.dataset.seq));
+  const count = () => document.querySelector('[data-testid=stored-count]').textContent;
+  const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  (async () => {
+    const t0 = performance.now();
+    let steps = 0;
+    while (count().includes("older") && steps < 5000) { list().scrollTop = 0; steps++; await wait(40); }
+    const up = performance.now() - t0;
+    while (count().includes("newer") && steps < 10000) { list().scrollTop = list().scrollHeight; steps++; await wait(40); }
+    done({ up, down: performance.now() - t0 - up, steps, loaded: count(), last: Math.max(...seqs()) });
+  })();`, args: [] });
+clearInterval(sampler);
+sample();
+console.log(`scrolled to the first message in ${(scrolled.up / 1000).toFixed(1)} s and back to the last in ${(scrolled.down / 1000).toFixed(1)} s (${scrolled.steps} scroll steps; ${scrolled.loaded}; last message on screen #${scrolled.last})`);
+console.log(`peak RSS while scrolling: app process ${peak.app.toFixed(1)} MB, WebKit web process ${peak.web.toFixed(1)} MB`);
+await sleep(5000);
+console.log("idle RSS after: app process MB:", rss(pid).toFixed(1), "· web processes MB:", webPids().map((p) => rss(p).toFixed(1)).join(", "));
 await d.close(); td.kill();

@@ -96,9 +96,12 @@ export function App() {
     await feedback.act(async () => setDiff(await api.trimmedDiff(selected, seq)));
   };
 
-  const jumpTo = (seq: number) => {
+  const jumpTo = async (seq: number) => {
     setTab("stored");
-    storedRows.jumpTo(seq);
+    if (!selected) return;
+    // A message outside the loaded window: load the window around it first.
+    const around = await view.showAround(selected, seq);
+    if (around) storedRows.jumpTo(seq, around);
   };
 
   useShortcuts({
@@ -167,6 +170,9 @@ export function App() {
               searchRef={messageSearch}
               onToggle={storedRows.toggle}
               onJump={jumpTo}
+              onNearStart={() => selected && view.loadOlder(selected)}
+              onNearEnd={() => selected && view.loadNewer(selected)}
+              hasNewer={view.hasNewer}
               actions={{ openDiff, acknowledge }}
             />
           )}

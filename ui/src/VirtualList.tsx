@@ -14,6 +14,9 @@ export function VirtualList(props: {
   /** Scrolls so this row is at the top (a new object each time; index past the end = bottom). */
   scrollTo?: { index: number } | null;
   testId?: string;
+  /** Called while the rows in view are near the first / last row (to page more in). */
+  onNearStart?: () => void;
+  onNearEnd?: () => void;
 }) {
   const { count, keyOf, estimate, render, scrollTo, testId } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -55,20 +58,47 @@ export function VirtualList(props: {
     if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [prefix]);
 
-  // Rows prepended above (older history arriving) must not move what is on screen.
-  const firstKey = useRef<string | null>(null);
+  // Rows added or dropped above (pages arriving or leaving) must not move what is on screen: the
+  // first row in view is remembered with its offset and put back where it was.
+  const anchor = useRef<{ key: string; offset: number } | null>(null);
   useLayoutEffect(() => {
     const el = scroller.current;
-    const key = count > 0 ? keyOf(0) : null;
-    const previous = firstKey.current;
-    firstKey.current = key;
-    if (!el || previous === null || key === previous) return;
-    for (let i = 1; i < count; i++) {
-      if (keyOf(i) === previous) {
-        el.scrollTop += prefix[i];
+    const a = anchor.current;
+    if (!el || !a || stickToBottom.current) return;
+    for (let i = 0; i < count; i++) {
+      if (keyOf(i) === a.key) {
+        const want = prefix[i] - a.offset;
+        if (Math.abs(el.scrollTop - want) > 1) {
+          el.scrollTop = want;
+          setTop(want);
+        }
         break;
       }
     }
+  }, [count, keyOf]);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || count === 0) return;
+    const first = Math.min(firstVisible(prefix, el.scrollTop), count - 1);
+    anchor.current = { key: keyOf(first), offset: prefix[first] - el.scrollTop };
+  });
+
+  // Paging: ask for more when the rows in view come near either end.
+  const edges = useRef({ start: props.onNearStart, end: props.onNearEnd });
+  edges.current = { start: props.onNearStart, end: props.onNearEnd };
+  const NEAR_ROWS = 40;
+  useEffect(() => {
+    if (count === 0) return;
+    if (start < NEAR_ROWS) edges.current.start?.();
+    if (end > count - NEAR_ROWS) edges.current.end?.();
+  }, [start, end, count]);
+
+  // Measured heights of rows long gone are forgotten (a long session pages through many keys).
+  useEffect(() => {
+    if (measured.current.size < 4 * count + 5000) return;
+    const keep = new Set<string>();
+    for (let i = 0; i < count; i++) keep.add(keyOf(i));
+    for (const key of measured.current.keys()) if (!keep.has(key)) measured.current.delete(key);
   }, [count, keyOf]);
 
   useLayoutEffect(() => {

@@ -31,6 +31,9 @@ export const api = {
   storedViewSince: (session: string, anchor: number, seq: number) => invoke<StoredView>("stored_view_since", { session, anchor, seq }),
   olderMessages: (session: string, anchor: number, seq: number, limit: number) =>
     invoke<StoredMessage[]>("older_messages", { session, anchor, seq, limit }),
+  newerMessages: (session: string, anchor: number, seq: number, limit: number) =>
+    invoke<StoredMessage[]>("newer_messages", { session, anchor, seq, limit }),
+  messagesAround: (session: string, seq: number, limit: number) => invoke<StoredMessage[]>("messages_around", { session, seq, limit }),
   modelView: (session: string) => invoke<ModelView>("model_view", { session }),
   pastRequest: (session: string, call: number) => invoke<PastRequest>("past_request", { session, call }),
   contextMeter: (session: string) => invoke<ContextMeter>("context_meter", { session }),

@@ -181,3 +181,24 @@ pub async fn import_sources(backend: State<'_, Backend>) -> IpcResult<Vec<alisio
 pub async fn import_paths(backend: State<'_, Backend>, paths: Vec<String>) -> IpcResult<alisio_ipc::ImportOutcome> {
     backend.import_paths(paths).await
 }
+
+#[tauri::command]
+pub async fn newer_messages(
+    backend: State<'_, Backend>,
+    session: String,
+    anchor: i64,
+    seq: i64,
+    limit: u32,
+) -> IpcResult<Vec<alisio_engine::view::StoredMessage>> {
+    backend.newer_messages(&session, anchor, seq, limit)
+}
+
+#[tauri::command]
+pub async fn messages_around(
+    backend: State<'_, Backend>,
+    session: String,
+    seq: i64,
+    limit: u32,
+) -> IpcResult<Vec<alisio_engine::view::StoredMessage>> {
+    backend.messages_around(&session, seq, limit)
+}

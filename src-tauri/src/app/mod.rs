@@ -56,6 +56,8 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::stored_view_since,
             commands::import_sources,
             commands::import_paths,
+            commands::newer_messages,
+            commands::messages_around,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

@@ -6,9 +6,14 @@ import { api } from "../api";
 import type { ContextMeter, StoredView, WireItem } from "../bindings";
 import { appendAfter } from "../logic";
 
-/** Messages shown at once when a session opens; older ones follow in pages. */
+/**
+ * Messages shown at once when a session opens (its end); scrolling pages in `PAGE` more at either
+ * edge, and the window never holds more than `MAX_WINDOW`: pages at the far edge are dropped and
+ * fetched again when scrolled back to, so a session of any length costs the same memory.
+ */
 const FIRST_PAGE = 1500;
-const OLDER_PAGE = 10_000;
+const PAGE = 1000;
+const MAX_WINDOW = 4000;
 
 export type Wire = { messages: WireItem[]; label: string; chars: number; catalog: number; reconstructed?: boolean };
 
@@ -23,22 +28,80 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   const paging = useRef(0);
   const current = (id: string) => selectedRef.current === id;
 
-  const loadOlder = async (id: string, view: StoredView) => {
-    const generation = ++paging.current;
-    let messages = view.messages;
-    let more = view.hasOlder;
-    while (more && messages.length > 0 && paging.current === generation && current(id)) {
-      setLoading(`Loading earlier messages… ${messages.length.toLocaleString("en-US")} shown`);
-      const older = await api.olderMessages(id, messages[0].anchor, messages[0].seq, OLDER_PAGE).catch((e) => {
-        fail(e);
-        return [];
-      });
+  /** Whether the window stops before the session's end (newer pages were dropped). */
+  const [hasNewer, setHasNewer] = useState(false);
+  const hasNewerRef = useRef(false);
+  hasNewerRef.current = hasNewer;
+  const fetching = useRef(false);
+
+  /** One page of older messages before the first shown; drops the newest beyond the window. */
+  const loadOlder = async (id: string) => {
+    const shown = storedRef.current;
+    const first = shown?.messages[0];
+    if (fetching.current || !shown || !first || !shown.hasOlder || shown.session.id !== id) return;
+    fetching.current = true;
+    const generation = paging.current;
+    setLoading("Loading earlier messages…");
+    try {
+      const older = await api.olderMessages(id, first.anchor, first.seq, PAGE);
       if (paging.current !== generation || !current(id)) return;
-      more = older.length === OLDER_PAGE;
-      messages = [...older, ...messages];
-      setStored((shown) => (shown ? { ...shown, messages, hasOlder: more } : shown));
+      const messages = [...older, ...shown.messages];
+      const dropped = Math.max(0, messages.length - MAX_WINDOW);
+      if (dropped > 0) setHasNewer(true);
+      const next = { ...shown, messages: dropped > 0 ? messages.slice(0, MAX_WINDOW) : messages, hasOlder: older.length === PAGE };
+      storedRef.current = next;
+      setStored(next);
+    } catch (e) {
+      fail(e);
+    } finally {
+      fetching.current = false;
+      setLoading(null);
     }
-    if (paging.current === generation) setLoading(null);
+  };
+
+  /** One page of newer messages after the last shown (after older pages replaced them). */
+  const loadNewer = async (id: string) => {
+    const shown = storedRef.current;
+    const last = shown?.messages[shown.messages.length - 1];
+    if (fetching.current || !hasNewerRef.current || !shown || !last || shown.session.id !== id) return;
+    fetching.current = true;
+    const generation = paging.current;
+    setLoading("Loading later messages…");
+    try {
+      const newer = await api.newerMessages(id, last.anchor, last.seq, PAGE);
+      if (paging.current !== generation || !current(id)) return;
+      const messages = appendAfter(shown.messages, newer);
+      const dropped = Math.max(0, messages.length - MAX_WINDOW);
+      setHasNewer(newer.length === PAGE);
+      const next = { ...shown, messages: dropped > 0 ? messages.slice(dropped) : messages, hasOlder: shown.hasOlder || dropped > 0 };
+      storedRef.current = next;
+      setStored(next);
+    } catch (e) {
+      fail(e);
+    } finally {
+      fetching.current = false;
+      setLoading(null);
+    }
+  };
+
+  /** Replaces the window by the messages around `seq` (a jump to a message not loaded). */
+  const showAround = async (id: string, seq: number): Promise<StoredView | null> => {
+    const shown = storedRef.current;
+    if (!shown || shown.session.id !== id) return null;
+    if (shown.messages.some((m) => m.seq === seq)) return shown;
+    paging.current++;
+    try {
+      const messages = await api.messagesAround(id, seq, PAGE * 2);
+      if (!current(id)) return null;
+      const next = { ...shown, messages, hasOlder: true };
+      setHasNewer(true);
+      storedRef.current = next;
+      setStored(next);
+      return next;
+    } catch (e) {
+      fail(e);
+      return null;
+    }
   };
 
   const showNextRequest = async (id: string) => {
@@ -51,12 +114,14 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   /** Loads a session; a long one is shown from its end at once and completed page by page. */
   const load = useCallback(async (id: string) => {
     try {
+      paging.current++;
       const view = await api.storedView(id, FIRST_PAGE);
       if (!current(id)) return;
+      storedRef.current = view;
       setStored(view);
+      setHasNewer(false);
       showNextRequest(id);
       api.contextMeter(id).then((m) => current(id) && setMeter(m)).catch(fail);
-      if (view.hasOlder) loadOlder(id, view);
     } catch (e) {
       fail(e);
     }
@@ -82,7 +147,10 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     const last = shown?.messages[shown.messages.length - 1];
     if (!shown || !last || shown.session.id !== id) return load(id);
     try {
-      const fresh = await api.storedViewSince(id, last.anchor, last.seq);
+      // With the window short of the end, new messages wait for the scroll to reach them; the
+      // journal, compactions and ledger still come whole.
+      const after = hasNewerRef.current ? Number.MAX_SAFE_INTEGER : null;
+      const fresh = await api.storedViewSince(id, after ?? last.anchor, after ?? last.seq);
       if (!current(id)) return;
       setStored((s) => (s && s.session.id === id ? { ...fresh, messages: appendAfter(s.messages, fresh.messages), hasOlder: s.hasOlder } : s));
       showNextRequest(id);
@@ -98,5 +166,5 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     setMeter(null);
   };
 
-  return { stored, setStored, wire, callChoice, meter, loading, load, appendNewer, chooseCall, clear };
+  return { stored, setStored, wire, callChoice, meter, loading, hasNewer, load, loadOlder, loadNewer, showAround, appendNewer, chooseCall, clear };
 }

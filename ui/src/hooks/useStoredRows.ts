@@ -16,8 +16,9 @@ export function useStoredRows(stored: StoredView | null) {
     setOpen(next);
   };
 
-  /** Scrolls to `seq`, opening the compacted group it is in. */
-  const jumpTo = (seq: number) => {
+  /** Scrolls to `seq`, opening the compacted group it is in (`view`: a window just loaded around it). */
+  const jumpTo = (seq: number, view: StoredView | null = stored) => {
+    const stored = view;
     if (!stored) return;
     const m = stored.messages.find((x) => x.seq === seq);
     const nextOpen = m?.compactedBy != null ? new Set([...open, m.compactedBy]) : open;

@@ -15,6 +15,10 @@ export function StoredPane(props: {
   searchRef: Ref<HTMLInputElement>;
   onToggle: (compaction: number) => void;
   onJump: (seq: number) => void;
+  onNearStart?: () => void;
+  onNearEnd?: () => void;
+  /** The window stops before the session's end. */
+  hasNewer?: boolean;
   actions: RowActions;
 }) {
   const { stored, rows } = props;
@@ -56,10 +60,14 @@ export function StoredPane(props: {
     <>
       <div class="pane-head">
         <input ref={props.searchRef} class="search" placeholder="Search this session (Ctrl+F)" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} data-testid="message-search" />
-        <span class="muted">{search ? `${hits.size} match${hits.size === 1 ? "" : "es"}` : `${stored?.messages.length ?? 0} stored messages`}</span>
+        <span class="muted" data-testid="stored-count">
+          {search
+            ? `${hits.size} match${hits.size === 1 ? "" : "es"} in the messages loaded`
+            : `${stored?.messages.length ?? 0} messages loaded${stored?.hasOlder ? " · older ones load as you scroll up" : ""}${props.hasNewer ? " · newer ones as you scroll down" : ""}`}
+        </span>
         {search && hits.size > 0 && <button class="link" onClick={() => props.onJump([...hits][0])}>first match</button>}
       </div>
-      <VirtualList testId="stored-view" count={rows.length} keyOf={rowKey} estimate={rowEstimate} render={renderRow} scrollTo={props.scrollTo} />
+      <VirtualList testId="stored-view" count={rows.length} keyOf={rowKey} estimate={rowEstimate} render={renderRow} scrollTo={props.scrollTo} onNearStart={props.onNearStart} onNearEnd={props.onNearEnd} />
     </>
   );
 }

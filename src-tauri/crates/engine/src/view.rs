@@ -267,6 +267,29 @@ pub fn older_messages(store: &Store, session: &str, before: (i64, i64), limit: u
     Ok(stored_messages(store.messages_before(&record.id, Some(before), limit)?, &journal, &checkpoints))
 }
 
+/// Up to `limit` messages after `after` (`(anchor, seq)`): the next page of a long session
+/// scrolled forward again after older pages replaced the newest ones.
+pub fn newer_messages(store: &Store, session: &str, after: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
+    let record = store.resolve_session(session)?;
+    let journal = shown_journal(store, &record.id)?;
+    let checkpoints = store.checkpoint_seqs(&record.id)?;
+    Ok(stored_messages(store.messages_after_page(&record.id, after, limit)?, &journal, &checkpoints))
+}
+
+/// About `limit` messages around message `seq` (a third before it, the rest from it on): the
+/// window shown when a long session jumps to a message that is not loaded.
+pub fn messages_around(store: &Store, session: &str, seq: i64, limit: usize) -> Result<Vec<StoredMessage>> {
+    let record = store.resolve_session(session)?;
+    let Some(position) = store.position_of(&record.id, seq)? else {
+        return Err(crate::Error::Usage(format!("session {} has no message {seq}", record.id)));
+    };
+    let journal = shown_journal(store, &record.id)?;
+    let checkpoints = store.checkpoint_seqs(&record.id)?;
+    let mut raw = store.messages_before(&record.id, Some(position), limit / 3)?;
+    raw.extend(store.messages_after_page(&record.id, (position.0, position.1 - 1), limit - limit / 3)?);
+    Ok(stored_messages(raw, &journal, &checkpoints))
+}
+
 /// The journal as views show it: a started call is `running` while a live process drives the
 /// session, and stays `started` (so uncertain) once that process is gone.
 fn shown_journal(store: &Store, session: &str) -> Result<Vec<JournalEntry>> {
@@ -316,4 +339,30 @@ fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &Ha
             off_view: m.off_view,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::{sessions::append_message, Store};
+    use crate::transcript::NewMessage;
+
+    #[test]
+    fn the_window_around_a_message_holds_a_third_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let session = store.create_session("/w", "t").unwrap();
+        store
+            .write(|tx| {
+                for i in 0..10 {
+                    append_message(tx, &session.id, &NewMessage::user(format!("m{i}")))?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let around = super::messages_around(&store, &session.id, 6, 6).unwrap();
+        assert_eq!(around.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![4, 5, 6, 7, 8, 9]);
+        let newer = super::newer_messages(&store, &session.id, (9, 9), 5).unwrap();
+        assert_eq!(newer.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![10]);
+        assert!(super::messages_around(&store, &session.id, 99, 6).is_err());
+    }
 }

@@ -347,6 +347,27 @@ impl Backend {
         Ok(view::stored_view_since(&self.store, session, (anchor, seq))?)
     }
 
+    /// Up to `limit` messages after `(anchor, seq)`: scrolling forward through a long session.
+    pub fn newer_messages(
+        &self,
+        session: &str,
+        anchor: i64,
+        seq: i64,
+        limit: u32,
+    ) -> IpcResult<Vec<alisio_engine::view::StoredMessage>> {
+        Ok(view::newer_messages(&self.store, session, (anchor, seq), limit as usize)?)
+    }
+
+    /// About `limit` messages around message `seq` (a jump to a message that is not loaded).
+    pub fn messages_around(
+        &self,
+        session: &str,
+        seq: i64,
+        limit: u32,
+    ) -> IpcResult<Vec<alisio_engine::view::StoredMessage>> {
+        Ok(view::messages_around(&self.store, session, seq, limit as usize)?)
+    }
+
     /// Up to `limit` messages before `(anchor, seq)`, to complete a long session's stored view.
     pub fn older_messages(
         &self,

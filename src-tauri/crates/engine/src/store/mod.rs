@@ -235,6 +235,26 @@ mod tests {
         assert_eq!(pages, vec![vec![8, 9, 10], vec![5, 6, 7], vec![2, 3, 4], vec![1]]);
     }
 
+    #[test]
+    fn paging_forward_follows_the_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let session = store.create_session("/w", "t").unwrap();
+        store
+            .write(|tx| {
+                for i in 0..10 {
+                    sessions::append_message(tx, &session.id, &crate::transcript::NewMessage::user(format!("m{i}")))?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let seqs = |page: Vec<crate::transcript::Message>| page.iter().map(|m| m.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(store.messages_after_page(&session.id, (3, 3), 4).unwrap()), vec![4, 5, 6, 7]);
+        assert_eq!(seqs(store.messages_after_page(&session.id, (8, 8), 4).unwrap()), vec![9, 10]);
+        assert_eq!(store.position_of(&session.id, 6).unwrap(), Some((6, 6)));
+        assert_eq!(store.position_of(&session.id, 99).unwrap(), None);
+    }
+
     /// Every `CREATE INDEX name` in the migration files, read from the directory itself.
     fn indexes_in_migration_files() -> Vec<String> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/migrations");

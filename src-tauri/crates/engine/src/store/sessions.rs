@@ -283,13 +283,33 @@ impl Store {
     /// The stored messages that come after `after` (`(anchor, seq)`) in transcript order: what a
     /// running turn appended since a view was loaded.
     pub fn messages_after(&self, session: &str, after: (i64, i64)) -> Result<Vec<Message>> {
+        self.messages_after_page(session, after, usize::MAX)
+    }
+
+    /// Up to `limit` stored messages after `after` (`(anchor, seq)`), in transcript order — for
+    /// paging forward through a long session.
+    pub fn messages_after_page(&self, session: &str, after: (i64, i64), limit: usize) -> Result<Vec<Message>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND (anchor, seq) > (?2, ?3)
-                 ORDER BY anchor, seq"
+                 ORDER BY anchor, seq LIMIT ?4"
             ))?;
-            let rows = stmt.query_map(params![session, after.0, after.1], message_from_row)?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = stmt.query_map(params![session, after.0, after.1, limit], message_from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// The transcript position `(anchor, seq)` of message `seq`.
+    pub fn position_of(&self, session: &str, seq: i64) -> Result<Option<(i64, i64)>> {
+        self.read(|conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT anchor, seq FROM messages WHERE session_id = ?1 AND seq = ?2",
+                    params![session, seq],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?)
         })
     }
 
