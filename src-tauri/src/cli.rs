@@ -73,6 +73,9 @@ pub enum Command {
         /// Revert the newest compaction exactly (nothing is deleted)
         #[arg(long, conflicts_with = "focus")]
         undo: bool,
+        /// Check what checkpoint N (default: the newest) kept of the history it replaced; no model is asked
+        #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with_all = ["focus", "preview", "apply", "discard", "undo"])]
+        lint: Option<Option<i64>>,
     },
     /// Ask the model server for its models and the context window it reports (a connection test)
     Models,
@@ -175,6 +178,7 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
         let read_only = matches!(
             command,
             Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } }
+                | Command::Compact { lint: Some(_), .. }
                 | Command::Models
                 | Command::Calls {
                     command: CallsCommand::List { .. } | CallsCommand::Show { .. } | CallsCommand::Diff { .. }
@@ -187,7 +191,16 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
             Command::Calls { command } => calls(&context, command).await,
             Command::Models => models(&context).await,
             Command::Import { paths, watch } => import(&context, paths, watch).await,
-            Command::Compact { session, focus, preview, apply, checkpoint, discard, undo } => {
+            Command::Compact { session, lint: Some(n), .. } => {
+                let report = view::lint_compaction(&context.store, &session, n)?;
+                if context.json {
+                    print_json(&report)
+                } else {
+                    human::print_lint(&report);
+                    Ok(())
+                }
+            }
+            Command::Compact { session, focus, preview, apply, checkpoint, discard, undo, lint: None } => {
                 compact(&context, CompactArgs { session, focus, preview, apply, checkpoint, discard, undo }).await
             }
         }

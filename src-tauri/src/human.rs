@@ -258,3 +258,21 @@ pub fn print_import(report: &alisio_engine::import::ImportReport, first: bool) {
         eprintln!("alisio: cannot import {}: {}", failure.path, failure.error);
     }
 }
+
+/// `compact --lint`: the score, then each missing item with why and where.
+pub fn print_lint(report: &alisio_engine::view::LintReport) {
+    let f = &report.fidelity;
+    println!(
+        "checkpoint #{} ({}, {}): fidelity {:.2} — {} of {} checked items kept",
+        report.compaction,
+        report.reason,
+        report.status.as_str(),
+        f.score,
+        f.checked as usize - f.missing.len(),
+        f.checked
+    );
+    for item in &f.missing {
+        let seqs: Vec<String> = item.seqs.iter().map(|s| format!("#{s}")).collect();
+        println!("  missing {:?} {:?} ({}): {}", item.kind, item.value, seqs.join(", "), item.why);
+    }
+}

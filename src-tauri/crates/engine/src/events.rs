@@ -76,6 +76,8 @@ pub enum Event {
         summarized_chars: u64,
         checkpoint_chars: u64,
         plugin_reports: Vec<serde_json::Value>,
+        /// What the checkpoint kept of the history it replaced (I13).
+        fidelity: Option<crate::fidelity::Fidelity>,
     },
     CompactionSkipped {
         reason: String,
@@ -91,6 +93,8 @@ pub enum Event {
         proposal: i64,
         partial: bool,
         checkpoint: serde_json::Value,
+        /// What the proposed checkpoint would keep of the history it replaces (I13).
+        fidelity: Option<crate::fidelity::Fidelity>,
     },
     /// `compact --undo`: these compaction/reduction records were reverted.
     CompactionReverted {

@@ -13,6 +13,7 @@ pub mod context;
 pub mod demo;
 pub mod error;
 pub mod events;
+pub mod fidelity;
 pub mod home;
 pub mod import;
 pub mod model;

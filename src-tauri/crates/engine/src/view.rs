@@ -341,6 +341,44 @@ fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &Ha
         .collect()
 }
 
+/// `alisio compact SESSION --lint [N]`: the fidelity of checkpoint record `n` (default: the
+/// newest, applied or proposed), computed again from the span it replaces. No model is asked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct LintReport {
+    pub compaction: i64,
+    pub status: crate::store::compactions::Status,
+    pub reason: crate::events::CompactionReason,
+    #[serde(flatten)]
+    pub fidelity: crate::fidelity::Fidelity,
+}
+
+pub fn lint_compaction(store: &Store, session: &str, n: Option<i64>) -> Result<LintReport> {
+    let record = store.resolve_session(session)?;
+    let compactions = store.compactions(&record.id)?;
+    let checkpoints = compactions.iter().filter(|c| c.checkpoint().is_some());
+    let chosen = match n {
+        Some(id) => checkpoints.clone().find(|c| c.id == id),
+        None => checkpoints.clone().filter(|c| !matches!(c.status, crate::store::compactions::Status::Discarded)).last(),
+    };
+    let Some(chosen) = chosen else {
+        let what = n.map_or("no checkpoint yet".to_string(), |id| format!("no checkpoint record {id}"));
+        return Err(crate::Error::Usage(format!(
+            "session {} has {what} (see `alisio sessions show {} --json`, compactions[].id)",
+            record.id, record.id
+        )));
+    };
+    let detail = chosen.checkpoint().ok_or_else(|| crate::Error::Usage("not a checkpoint".into()))?;
+    let span = store.messages_by_seq(&record.id, &chosen.span_seqs())?;
+    let fidelity = crate::fidelity::assess(
+        &span,
+        &crate::fidelity::CheckpointText::from_value(&detail.checkpoint),
+        &record.workspace,
+    );
+    Ok(LintReport { compaction: chosen.id, status: chosen.status, reason: chosen.reason, fidelity })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::store::{sessions::append_message, Store};

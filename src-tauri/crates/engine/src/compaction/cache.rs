@@ -115,6 +115,11 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     let partial = completion.finish_reason.as_deref() == Some("length");
     let content = format!("{SUMMARY_HEADING}\n\n{summary}");
     let checkpoint_chars = content.chars().count() as u64;
+    let fidelity = crate::fidelity::assess(
+        &ctx.store.messages_by_seq(&session.id, &summarized_seqs)?,
+        &crate::fidelity::CheckpointText::Text(&summary),
+        &session.workspace,
+    );
     let record = NewCompaction {
         reason: CompactionReason::Cache,
         span: summarized_seqs,
@@ -130,6 +135,7 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
             plugin_fields: serde_json::Map::new(),
             inject_context: Vec::new(),
             model_call_id: Some(call_id),
+            fidelity: Some(fidelity),
         })),
     };
     let id = ctx.store.write(|tx| {

@@ -2,6 +2,7 @@
 //! current provider replaces old messages, which stay stored and marked compacted. Proposals can be
 //! previewed, edited and applied; the newest compaction can be undone exactly.
 
+use crate::fidelity::{assess, CheckpointText};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -152,6 +153,8 @@ pub async fn compact(
     let inject_chars: u64 = inject.iter().map(|c| c.chars().count() as u64).sum();
     let after_chars = before_chars - summarized_chars + checkpoint_chars + inject_chars;
     let span: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
+    let checkpoint_json = serde_json::to_value(&parsed.checkpoint)?;
+    let fidelity = assess(&summarized, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
     let record = NewCompaction {
         reason,
         span,
@@ -167,6 +170,7 @@ pub async fn compact(
             plugin_fields: parsed.checkpoint.plugin_fields.clone(),
             inject_context: inject.clone(),
             model_call_id: Some(call_id),
+            fidelity: Some(fidelity.clone()),
         })),
     };
     if preview {
@@ -175,7 +179,8 @@ pub async fn compact(
         ctx.emit(Event::CompactionProposed {
             proposal,
             partial: parsed.partial,
-            checkpoint: serde_json::to_value(&parsed.checkpoint)?,
+            checkpoint: checkpoint_json,
+            fidelity: Some(fidelity),
         });
         return Ok(CompactOutcome::Proposed {
             proposal,
@@ -314,6 +319,7 @@ pub(super) fn emit_completed(ctx: &Context<'_>, record: &NewCompaction) {
         summarized_chars: checkpoint.summarized_chars,
         checkpoint_chars: checkpoint.checkpoint_chars,
         plugin_reports: checkpoint.plugin_reports.clone(),
+        fidelity: checkpoint.fidelity.clone(),
     });
 }
 
@@ -352,6 +358,10 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
             session.id
         )));
     }
+    // The checkpoint as applied (perhaps edited) is checked again against the span.
+    let checkpoint_json = serde_json::to_value(&checkpoint)?;
+    let replaced = ctx.store.messages_by_seq(&session.id, &span)?;
+    let fidelity = assess(&replaced, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
     let applied = NewCompaction {
         reason: record.reason,
         span,
@@ -359,8 +369,9 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
         after_chars,
         detail: RecordDetail::Checkpoint(Box::new(CheckpointDetail {
             partial,
-            checkpoint: serde_json::to_value(&checkpoint)?,
+            checkpoint: checkpoint_json,
             checkpoint_chars,
+            fidelity: Some(fidelity.clone()),
             ..(**proposed).clone()
         })),
     };
@@ -368,8 +379,16 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
         let anchor: i64 =
             tx.query_row("SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2", (&session.id, last), |r| r.get(0))?;
         tx.execute(
-            "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5 WHERE id = ?1",
-            (proposal, serde_json::to_string(&checkpoint)?, partial, checkpoint_chars as i64, after_chars as i64),
+            "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5, fidelity = ?6
+             WHERE id = ?1",
+            (
+                proposal,
+                serde_json::to_string(&checkpoint)?,
+                partial,
+                checkpoint_chars as i64,
+                after_chars as i64,
+                serde_json::to_string(&fidelity)?,
+            ),
         )?;
         compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &proposed.inject_context, &applied.span)?;
         Ok(())

@@ -196,6 +196,7 @@ impl Sink<'_, '_> {
                 plugin_fields: fields,
                 inject_context: Vec::new(),
                 model_call_id,
+                fidelity: None,
             })),
         };
         let id = insert_compaction(self.tx, self.session, &record, Status::Applied)?;
@@ -225,11 +226,37 @@ impl Sink<'_, '_> {
             }
         }
         let after = self.state.live_chars();
+        let fidelity = self.fidelity_of(id, &text)?;
         self.tx.execute(
-            "UPDATE compactions SET checkpoint = ?2, checkpoint_chars = ?3, after_chars = ?4 WHERE id = ?1",
-            params![id, json!({"text": text}).to_string(), text.chars().count() as i64, after as i64],
+            "UPDATE compactions SET checkpoint = ?2, checkpoint_chars = ?3, after_chars = ?4, fidelity = ?5 WHERE id = ?1",
+            params![
+                id,
+                json!({"text": text}).to_string(),
+                text.chars().count() as i64,
+                after as i64,
+                serde_json::to_string(&fidelity)?
+            ],
         )?;
         Ok(seq)
+    }
+
+    /// What `text` keeps of the messages compaction `id` hid (I13).
+    fn fidelity_of(&self, id: i64, text: &str) -> Result<crate::fidelity::Fidelity> {
+        let (workspace, ranges): (String, String) = self.tx.query_row(
+            "SELECT s.workspace, c.summarized_ranges FROM compactions c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let seqs = crate::view::expand_ranges(&serde_json::from_str(&ranges)?);
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "SELECT {} FROM messages WHERE session_id = ?1 AND seq = ?2",
+            crate::store::sessions::MESSAGE_COLUMNS
+        ))?;
+        let mut span = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            span.push(stmt.query_row(params![self.session, seq], crate::store::sessions::message_from_row)?);
+        }
+        Ok(crate::fidelity::assess(&span, &crate::fidelity::CheckpointText::Text(text), &workspace))
     }
 
     /// Adds a ledger row for a request whose body was `request` and whose answer `usage` says.

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::sessions::append_message;
 use super::Store;
+use crate::fidelity::Fidelity;
 use crate::error::{Error, Result};
 use crate::events::{now_rfc3339, CompactionReason};
 use crate::transcript::NewMessage;
@@ -43,7 +44,7 @@ impl Kind {
 }
 
 impl Status {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Status::Proposed => "proposed",
             Status::Applied => "applied",
@@ -80,6 +81,8 @@ pub struct CheckpointDetail {
     pub inject_context: Vec<String>,
     /// The summarizer's request in the ledger.
     pub model_call_id: Option<i64>,
+    /// What the checkpoint kept of the span it replaced (I13).
+    pub fidelity: Option<Fidelity>,
 }
 
 impl RecordDetail {
@@ -151,6 +154,8 @@ pub struct CompactionDocument {
     pub created_at: String,
     pub applied_at: Option<String>,
     pub reverted_at: Option<String>,
+    /// A checkpoint's fidelity (I13); null for reductions and records made before it was kept.
+    pub fidelity: Option<Fidelity>,
 }
 
 impl From<&CompactionRecord> for CompactionDocument {
@@ -165,6 +170,7 @@ impl From<&CompactionRecord> for CompactionDocument {
             plugin_fields: Map::new(),
             inject_context: Vec::new(),
             model_call_id: None,
+            fidelity: None,
         };
         let c = r.checkpoint().unwrap_or(&none);
         Self {
@@ -188,6 +194,7 @@ impl From<&CompactionRecord> for CompactionDocument {
             created_at: r.created_at.clone(),
             applied_at: r.applied_at.clone(),
             reverted_at: r.reverted_at.clone(),
+            fidelity: c.fidelity.clone(),
         }
     }
 }
@@ -204,7 +211,7 @@ pub struct NewCompaction {
 
 const COLUMNS: &str = "id, kind, reason, focus, status, partial, checkpoint, summarized_ranges, \
     summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports, plugin_fields, inject_context, \
-    model_call_id, created_at, applied_at, reverted_at";
+    model_call_id, created_at, applied_at, reverted_at, fidelity";
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
     let bad = |i: usize, v: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, v.into());
@@ -228,6 +235,10 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
             plugin_fields: json(row, 13)?,
             inject_context: json(row, 14)?,
             model_call_id: row.get(15)?,
+            fidelity: match row.get::<_, Option<String>>(19)? {
+                Some(text) => Some(serde_json::from_str(&text).map_err(|e| bad(19, format!("fidelity: {e}")))?),
+                None => None,
+            },
         })),
     };
     Ok(CompactionRecord {
@@ -248,6 +259,10 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
 pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompaction, status: Status) -> Result<i64> {
     let now = now_rfc3339();
     let empty = Map::new();
+    let fidelity = match &record.detail {
+        RecordDetail::Checkpoint(c) => c.fidelity.as_ref().map(serde_json::to_string).transpose()?,
+        RecordDetail::Reduction => None,
+    };
     let (focus, partial, checkpoint, summarized_chars, checkpoint_chars, reports, fields, inject, model_call) =
         match &record.detail {
             RecordDetail::Checkpoint(c) => (
@@ -268,8 +283,8 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
     tx.execute(
         "INSERT INTO compactions (session_id, kind, reason, focus, status, partial, checkpoint, summarized_ranges,
              summarized_messages, summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports,
-             plugin_fields, inject_context, model_call_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+             plugin_fields, inject_context, model_call_id, created_at, fidelity)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
         params![
             session,
             record.detail.kind().as_str(),
@@ -289,6 +304,7 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
             inject,
             model_call,
             now,
+            fidelity,
         ],
     )?;
     Ok(tx.last_insert_rowid())

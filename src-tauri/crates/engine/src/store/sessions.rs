@@ -57,7 +57,7 @@ pub struct SessionSummary {
     pub source_path: Option<String>,
 }
 
-const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
+pub(crate) const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
                                compacted, summary, truncated, uncertain, created_at, chars, reverted, created_by, compacted_by, \
                                source_id, meta, off_view";
 
@@ -77,7 +77,7 @@ fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
 }
 
 /// Maps a row; a row the engine cannot interpret is an error, never silently skipped.
-fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
+pub(crate) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     let bad = |column: usize, what: String| {
         rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, what.into())
     };
