@@ -10,6 +10,7 @@ mod cache;
 mod calls;
 mod compaction;
 mod failures;
+mod fidelity;
 mod hardening;
 mod import;
 mod ipc;

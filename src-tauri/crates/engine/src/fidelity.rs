@@ -81,7 +81,9 @@ impl CheckpointText<'_> {
                         Some(Value::String(s)) => out.push_str(s),
                         Some(Value::Array(items)) => {
                             for item in items {
-                                out.push_str(item.as_str().map(str::to_string).unwrap_or_else(|| item.to_string()).as_str());
+                                out.push_str(
+                                    item.as_str().map(str::to_string).unwrap_or_else(|| item.to_string()).as_str(),
+                                );
                                 out.push('\n');
                             }
                         }
@@ -99,17 +101,31 @@ impl CheckpointText<'_> {
 /// Words that carry no meaning of their own for the overlap measure.
 const STOPWORDS: &[&str] = &[
     "the", "and", "for", "that", "this", "with", "from", "you", "your", "are", "was", "were", "but", "not", "all",
-    "any", "can", "has", "have", "had", "its", "into", "out", "our", "their", "them", "then", "than", "there",
-    "these", "those", "what", "when", "where", "which", "who", "why", "how", "will", "would", "should", "could",
-    "must", "never", "always", "keep", "only", "don", "dont", "does", "did", "doing", "done", "please", "make",
-    "sure", "also", "just", "very", "more", "most", "some", "such", "each", "other", "about", "after", "before",
-    "again", "once", "here", "now", "let", "use", "using", "want", "need", "like", "get", "got", "too", "one",
-    "two", "avoid", "ensure", "without",
+    "any", "can", "has", "have", "had", "its", "into", "out", "our", "their", "them", "then", "than", "there", "these",
+    "those", "what", "when", "where", "which", "who", "why", "how", "will", "would", "should", "could", "must",
+    "never", "always", "keep", "only", "don", "dont", "does", "did", "doing", "done", "please", "make", "sure", "also",
+    "just", "very", "more", "most", "some", "such", "each", "other", "about", "after", "before", "again", "once",
+    "here", "now", "let", "use", "using", "want", "need", "like", "get", "got", "too", "one", "two", "avoid", "ensure",
+    "without",
 ];
 
 /// Keywords that make a user sentence a constraint.
-const CONSTRAINT_WORDS: &[&str] =
-    &["must", "don't", "dont", "do not", "never", "always", "keep", "only", "avoid", "make sure", "ensure", "should not", "shouldn't", "without"];
+const CONSTRAINT_WORDS: &[&str] = &[
+    "must",
+    "don't",
+    "dont",
+    "do not",
+    "never",
+    "always",
+    "keep",
+    "only",
+    "avoid",
+    "make sure",
+    "ensure",
+    "should not",
+    "shouldn't",
+    "without",
+];
 
 /// The share of a text's significant words a counterpart must contain to count as covering it.
 pub const COVERAGE: f64 = 0.5;
@@ -231,7 +247,9 @@ fn files_of(name: &str, arguments: &str, workspace: &str) -> Vec<(String, FileOp
 /// and the failure flags imported formats record).
 fn failed(result: &Message) -> bool {
     if let Some(meta) = &result.meta {
-        if meta.get("isError").and_then(Value::as_bool) == Some(true) || meta.get("status").and_then(Value::as_str) == Some("error") {
+        if meta.get("isError").and_then(Value::as_bool) == Some(true)
+            || meta.get("status").and_then(Value::as_str) == Some("error")
+        {
             return true;
         }
         let exit = meta.get("exit").or_else(|| meta.pointer("/exec/exitCode")).and_then(Value::as_i64);
@@ -309,10 +327,8 @@ pub fn assess(span: &[Message], checkpoint: &CheckpointText<'_>, workspace: &str
         checked += 1;
         let named = file_text.contains(&path) || (basename(&path).contains('.') && file_text.contains(basename(&path)));
         if !named {
-            let what: Vec<String> = ops
-                .iter()
-                .map(|(op, n)| format!("{} {n} time{}", op.verb(), if *n == 1 { "" } else { "s" }))
-                .collect();
+            let what: Vec<String> =
+                ops.iter().map(|(op, n)| format!("{} {n} time{}", op.verb(), if *n == 1 { "" } else { "s" })).collect();
             let place = if matches!(checkpoint, CheckpointText::Text(_)) { "the checkpoint" } else { "relevantFiles" };
             missing.push(Missing {
                 kind: MissingKind::File,
@@ -520,7 +536,8 @@ mod tests {
         let mut span = span();
         span.push(call(11, "c5", "shell", json!({"command": "cargo test --test parse > out.log"})));
         span.push(result(12, "c5", "ok\n[exit code 0]"));
-        let text = "We edited src/parser.rs and read src/lexer.rs, out.log. Keep the public API of parse_config unchanged. \
+        let text =
+            "We edited src/parser.rs and read src/lexer.rs, out.log. Keep the public API of parse_config unchanged. \
                     Next: report parse errors with line numbers.";
         let f = assess(&span, &CheckpointText::Text(text), "/w");
         assert_eq!(f.missing, Vec::<Missing>::new(), "{:?}", f.missing);

@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use super::sessions::append_message;
 use super::Store;
-use crate::fidelity::Fidelity;
 use crate::error::{Error, Result};
 use crate::events::{now_rfc3339, CompactionReason};
+use crate::fidelity::Fidelity;
 use crate::transcript::NewMessage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
