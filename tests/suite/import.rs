@@ -116,7 +116,11 @@ async fn watch_imports_what_a_running_session_appends() {
     let mut watch = h.command(&["import", dir.to_str().unwrap(), "--watch"]).spawn().unwrap();
     // The database may exist before its tables do (the watcher is creating it): count 0 then.
     let count = || {
-        let Ok(conn) = rusqlite::Connection::open(h.db_path()) else { return 0 };
+        if !h.db_path().exists() {
+            return 0;
+        }
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+        let Ok(conn) = rusqlite::Connection::open_with_flags(h.db_path(), flags) else { return 0 };
         conn.query_row("SELECT count(*) FROM messages", [], |r| r.get::<_, i64>(0)).unwrap_or(0)
     };
     let wait_for = |want: i64| {
