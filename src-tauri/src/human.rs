@@ -161,8 +161,12 @@ pub fn print_compact(outcome: &alisio_engine::compaction::CompactOutcome) {
         CompactOutcome::Completed { compaction, partial } => {
             println!("compaction {compaction} applied{}", if *partial { " (partial checkpoint)" } else { "" })
         }
-        CompactOutcome::Proposed { proposal, rendered, partial, .. } => {
+        CompactOutcome::Proposed { proposal, rendered, partial, fidelity, .. } => {
             println!("proposal {proposal}{}:\n\n{rendered}\n", if *partial { " (partial)" } else { "" });
+            println!("fidelity {:.2} ({} checked)", fidelity.score, fidelity.checked);
+            for item in &fidelity.missing {
+                println!("  missing {:?} {:?}: {} (add it to {})", item.kind, item.value, item.why, item.section);
+            }
             println!("apply it with `alisio compact SESSION --apply {proposal} [--checkpoint FILE]`, or discard it with `--discard {proposal}`");
         }
         CompactOutcome::Skipped { reason } => println!("nothing compacted: {reason}"),

@@ -63,7 +63,8 @@ async function startScriptedServer(texts) {
 }
 
 before(async () => {
-  server = await startScriptedServer(["The parser tests will need the line field first.", JSON.stringify(checkpoint)]);
+  const forgetful = { goal: "tidy up", instructions: [], discoveries: [], accomplished: [], currentState: "fine", nextSteps: [], relevantFiles: [] };
+  server = await startScriptedServer(["The parser tests will need the line field first.", JSON.stringify(checkpoint), JSON.stringify(forgetful)]);
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
   // Up to just after the manual compaction; turn 6 is appended while the window shows it.
   fs.mkdirSync(path.dirname(followed), { recursive: true });
@@ -180,6 +181,26 @@ async function demoFlow() {
   assert.equal(manual[0].status, "reverted");
   assert.ok(stored.toolCalls.some((t) => t.callId === "call_tests-5" && t.state === "acknowledged"));
   assert.ok(stored.messages.some((m) => m.reverted && m.summary), "the reverted checkpoint stays stored");
+
+  // A preview whose checkpoint forgets things: the dialog says what, and "add to checkpoint" puts
+  // an item into its section before applying; the timeline then shows the score.
+  await driver.click(await driver.waitFor("[data-testid=compact-button]"));
+  await driver.click(await driver.waitFor("[data-testid=preview-check]"));
+  await driver.click(await driver.waitFor("[data-testid=compact-confirm]"));
+  await driver.waitFor("[data-testid=proposal-dialog] [data-testid=fidelity-missing]", { timeoutMs: 30_000 });
+  const missingBefore = (await driver.findAll("[data-testid=proposal-dialog] [data-testid=fidelity-missing]")).length;
+  const firstValue = await driver.execute("return document.querySelector('[data-testid=fidelity-missing] strong').nextSibling.textContent.trim()");
+  await shot("proposal-fidelity");
+  await driver.click(await driver.waitFor("[data-testid=fidelity-add]"));
+  const editor = await driver.execute("return document.querySelector('[data-testid=proposal-editor]').value");
+  assert.ok(editor.includes(JSON.stringify(firstValue).slice(1, -1)), `the editor holds the added item: ${firstValue}`);
+  assert.equal((await driver.findAll("[data-testid=proposal-dialog] [data-testid=fidelity-missing]")).length, missingBefore - 1);
+  await driver.click(await driver.waitFor("[data-testid=proposal-apply]"));
+  await driver.waitFor("[data-testid=notice]", { text: "applied", timeoutMs: 30_000 });
+  await driver.click(await driver.waitFor("[data-testid=tab-timeline]"));
+  await driver.waitFor("[data-testid=timeline-entry] [data-testid=fidelity-score]", { text: "kept" });
+  const applied = cli("sessions", "show", await sessionId()).compactions.at(-1);
+  assert.equal(applied.fidelity.missing.length, missingBefore - 1, "the applied checkpoint keeps the added item");
 }
 
 test("an imported Codex session: source badge, read-only, reconstructed view, its compaction, followed live", async () => {

@@ -215,6 +215,7 @@ export function App() {
           proposal={dialog.proposal}
           initial={dialog.text}
           partial={dialog.partial}
+          fidelity={dialog.fidelity}
           onClose={() => setDialog(null)}
           onApply={(text) =>
             feedback.act(() => api.applyProposal(selected, dialog.proposal, text), {

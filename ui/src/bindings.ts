@@ -49,7 +49,11 @@ export type JournalState = "requested" | "started" | "finished" | "uncertain" | 
 
 export type ModelCallRecord = { id: number, purpose: string, api: string, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
 
-export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
+/**
+ * A checkpoint's fidelity (I13); null for reductions and records made before it was kept.
+ */
+fidelity: Fidelity | null, };
 
 export type Kind = "checkpoint" | "reduction";
 
@@ -92,19 +96,39 @@ meta?: Record<string, unknown>,
  */
 offView: boolean, };
 
-export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, };
+export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
+/**
+ * A checkpoint's fidelity (I13); null for reductions and records made before it was kept.
+ */
+fidelity: Fidelity | null, };
 
 export type MessageKind = "system" | "user" | "assistant" | "toolResult" | "checkpoint" | "injectedContext";
 
-export type Envelope = { v: number, session: string, ts: string, } & ({ "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
+export type Envelope = { v: number, session: string, ts: string, } & ({ "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, 
+/**
+ * What the checkpoint kept of the history it replaced (I13).
+ */
+fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, 
+/**
+ * What the proposed checkpoint would keep of the history it replaces (I13).
+ */
+fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
 
-export type Event = { "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
+export type Event = { "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, 
+/**
+ * What the checkpoint kept of the history it replaced (I13).
+ */
+fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, 
+/**
+ * What the proposed checkpoint would keep of the history it replaces (I13).
+ */
+fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
 
 export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown";
 
 export type Size = { chars: number, tokens: number, };
 
-export type CompactOutcome = { "outcome": "completed", compaction: number, partial: boolean, } | { "outcome": "proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, rendered: string, } | { "outcome": "skipped", reason: string, } | { "outcome": "failed", error: string, };
+export type CompactOutcome = { "outcome": "completed", compaction: number, partial: boolean, } | { "outcome": "proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, rendered: string, fidelity: Fidelity, } | { "outcome": "skipped", reason: string, } | { "outcome": "failed", error: string, };
 
 export type Checkpoint = { sections?: Record<string, string | Array<string>>, text?: string, 
 /**
@@ -241,6 +265,30 @@ export type SourceKind = "codex" | "claude-code" | "opencode";
 export type SourceSummary = { sessions: number, imported: number, source: SourceKind, path: string, exists: boolean, };
 
 export type SourceLocation = { source: SourceKind, path: string, exists: boolean, };
+
+export type Fidelity = { 
+/**
+ * `(checked - missing) / checked`; 1.0 when there was nothing to check.
+ */
+score: number, checked: number, missing: Array<Missing>, };
+
+export type Missing = { kind: MissingKind, value: string, 
+/**
+ * The messages of the replaced span where it appears.
+ */
+seqs: Array<number>, why: string, 
+/**
+ * The checkpoint section that should carry it.
+ */
+section: string, };
+
+export type MissingKind = "file" | "instruction" | "error" | "task";
+
+export type LintReport = { compaction: number, status: Status, reason: CompactionReason, 
+/**
+ * `(checked - missing) / checked`; 1.0 when there was nothing to check.
+ */
+score: number, checked: number, missing: Array<Missing>, };
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

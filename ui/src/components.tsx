@@ -1,8 +1,8 @@
 // Presentational pieces of the window: message cards, checkpoint cards, the context meter, diffs.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { CHECKPOINT_SECTIONS, type CompactionView, type ContextMeter, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
-import { formatChars, formatTokens, meterParts, preview } from "./logic";
+import { CHECKPOINT_SECTIONS, type CompactionView, type ContextMeter, type Fidelity, type Missing, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
+import { fidelityLabel, formatChars, formatTokens, meterParts, preview } from "./logic";
 
 export function Collapsible(props: { text: string; testId?: string }) {
   const [open, setOpen] = useState(false);
@@ -53,6 +53,12 @@ export function CheckpointCard(props: { compaction: CompactionView | undefined; 
           </span>
         )}
       </div>
+      {c?.fidelity && (
+        <div class="muted small" data-testid="checkpoint-fidelity" title={c.fidelity.missing.map((m) => `${m.kind}: ${m.value} — ${m.why}`).join("\n")}>
+          Fidelity {fidelityLabel(c.fidelity)}
+          {c.fidelity.missing.length > 0 && ` · missing: ${c.fidelity.missing.map((m) => m.value).join(", ")}`}
+        </div>
+      )}
       {c?.partial && (
         <div class="warning" data-testid="partial-warning">
           Partial checkpoint: the summary was cut by its output budget, so later details may be missing. Consider raising
@@ -200,6 +206,45 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
         </div>
         {props.children}
       </div>
+    </div>
+  );
+}
+
+/**
+ * What a checkpoint kept of the history it replaced (I13): the score, and each missing item with
+ * why it was flagged, its messages (links when `onJump` is given) and an optional action.
+ */
+export function FidelityReport(props: {
+  fidelity: Fidelity | null | undefined;
+  onJump?: (seq: number) => void;
+  action?: { label: string; run: (item: Missing) => void };
+}) {
+  const f = props.fidelity;
+  if (!f) return null;
+  return (
+    <div class={`fidelity ${f.missing.length ? "has-missing" : ""}`} data-testid="fidelity">
+      <span class="muted" data-testid="fidelity-score">
+        Fidelity {fidelityLabel(f)}
+      </span>
+      {f.missing.map((item) => (
+        <div class="warning small" data-testid="fidelity-missing" key={`${item.kind}-${item.value}`}>
+          <strong>{item.kind}</strong> {item.value} <span class="muted">— {item.why}</span>{" "}
+          {item.seqs.map((seq) =>
+            props.onJump ? (
+              <button class="link" onClick={() => props.onJump?.(seq)}>
+                #{seq}
+              </button>
+            ) : (
+              <span class="muted">#{seq} </span>
+            ),
+          )}
+          {props.action && (
+            <button class="link" data-testid="fidelity-add" onClick={() => props.action?.run(item)}>
+              {props.action.label} ({item.section})
+            </button>
+          )}
+        </div>
+      ))}
     </div>
   );
 }

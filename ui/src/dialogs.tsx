@@ -1,8 +1,9 @@
 // The window's dialogs: compact with a focus, a proposed checkpoint to edit, the settings.
 import { useEffect, useState } from "preact/hooks";
 import { api, errorMessage } from "./api";
-import type { ImportOutcome } from "./bindings";
-import { Dialog } from "./components";
+import type { Fidelity, ImportOutcome, Missing } from "./bindings";
+import { addToCheckpoint } from "./logic";
+import { Dialog, FidelityReport } from "./components";
 
 export function CompactDialog(props: { onClose: () => void; onCompact: (focus: string | null, preview: boolean) => void }) {
   const [focus, setFocus] = useState("");
@@ -29,12 +30,28 @@ export function CompactDialog(props: { onClose: () => void; onCompact: (focus: s
   );
 }
 
-export function ProposalDialog(props: { proposal: number; initial: string; partial: boolean; onClose: () => void; onApply: (text: string) => void; onDiscard: () => void }) {
+export function ProposalDialog(props: {
+  proposal: number;
+  initial: string;
+  partial: boolean;
+  fidelity: Fidelity | null;
+  onClose: () => void;
+  onApply: (text: string) => void;
+  onDiscard: () => void;
+}) {
   const [text, setText] = useState(props.initial);
+  // Missing items not yet added; each "add to checkpoint" puts one in its section of the editor.
+  const [fidelity, setFidelity] = useState(props.fidelity);
+  const add = (item: Missing) => {
+    setText((current) => addToCheckpoint(current, item.section, item.value));
+    setFidelity((f) => (f ? { ...f, missing: f.missing.filter((m) => m !== item) } : f));
+  };
   return (
     <Dialog title={`Proposed checkpoint #${props.proposal}`} onClose={props.onClose} testId="proposal-dialog">
       {props.partial && <div class="warning">Partial: the summary was cut by compaction.maxOutputTokens.</div>}
       <p class="muted">Edit the sections (JSON) or the text, then apply. Nothing is hidden until you apply.</p>
+      {fidelity && fidelity.missing.length > 0 && <p class="muted">The checkpoint leaves out what the history it replaces holds:</p>}
+      <FidelityReport fidelity={fidelity} action={{ label: "add to checkpoint", run: add }} />
       <textarea class="editor" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} data-testid="proposal-editor" />
       <div class="row">
         <button onClick={() => props.onApply(text)} data-testid="proposal-apply">Apply</button>

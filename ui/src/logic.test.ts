@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows } from "./logic";
+import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -17,7 +17,7 @@ function compaction(id: number, kind: "checkpoint" | "reduction" = "checkpoint")
   return {
     id, kind, reason: "manual", focus: null, status: "applied", partial: false, checkpoint: {}, summarizedRanges: [],
     summarizedMessages: 0, summarizedChars: 0, checkpointChars: 0, beforeChars: 0, afterChars: 0, pluginReports: [],
-    pluginFields: {}, injectContext: [], modelCallId: null, createdAt: "", appliedAt: null, revertedAt: null, summarizedSeqs: [],
+    pluginFields: {}, injectContext: [], modelCallId: null, createdAt: "", appliedAt: null, revertedAt: null, summarizedSeqs: [], fidelity: null,
   };
 }
 
@@ -247,5 +247,26 @@ describe("imported sessions", () => {
     expect(reduceUiEvent(IDLE, event, "a")[1]).toEqual({ refresh: "append" });
     expect(reduceUiEvent(IDLE, event, "b")[1]).toEqual({ refresh: "full" });
     expect(reduceUiEvent(IDLE, event, "c")[1]).toEqual({ refresh: "sessions" });
+  });
+});
+
+describe("fidelity in the proposal editor", () => {
+  it("adds a missing item to its section once, keeping the others", () => {
+    const text = JSON.stringify({ goal: "g", instructions: ["a"], currentState: "", relevantFiles: [] });
+    const once = addToCheckpoint(text, "relevantFiles", "src/parser.rs");
+    expect(JSON.parse(once).relevantFiles).toEqual(["src/parser.rs"]);
+    expect(JSON.parse(addToCheckpoint(once, "relevantFiles", "src/parser.rs")).relevantFiles).toEqual(["src/parser.rs"]);
+    expect(JSON.parse(addToCheckpoint(text, "instructions", "never change the API")).instructions).toEqual(["a", "never change the API"]);
+    expect(JSON.parse(addToCheckpoint(text, "currentState", "tests fail")).currentState).toEqual(["tests fail"]);
+    expect(JSON.parse(addToCheckpoint(JSON.stringify({ goal: "g" }), "goal", "more")).goal).toBe("g\nmore");
+    expect(JSON.parse(addToCheckpoint(text, "nextSteps", "x")).goal).toBe("g");
+  });
+
+  it("appends a line to a plain-text checkpoint", () => {
+    expect(addToCheckpoint("We did things.", "relevantFiles", "src/a.rs")).toBe("We did things.\n- src/a.rs\n");
+  });
+
+  it("labels the score with what was kept", () => {
+    expect(fidelityLabel({ score: 0.75, checked: 4, missing: [{}] })).toBe("0.75 · 3 of 4 kept");
   });
 });

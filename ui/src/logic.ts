@@ -286,3 +286,32 @@ export function sourceNotes(m: { meta?: Record<string, unknown>; offView: boolea
   if (typeof meta.role === "string") notes.push(`role: ${meta.role}`);
   return notes;
 }
+
+/**
+ * The proposal editor's text with `value` added to `section` ("add to checkpoint"): appended to a
+ * list section (once), to a text section on a new line; a plain-text checkpoint gets a new line.
+ */
+export function addToCheckpoint(text: string, section: string, value: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return `${text.trimEnd()}\n- ${value}\n`;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return `${text.trimEnd()}\n- ${value}\n`;
+  const sections = { ...(parsed as Record<string, unknown>) };
+  const current = sections[section];
+  if (Array.isArray(current)) {
+    if (!current.includes(value)) sections[section] = [...current, value];
+  } else if (typeof current === "string" && current.trim()) {
+    if (!current.includes(value)) sections[section] = `${current}\n${value}`;
+  } else {
+    sections[section] = [value];
+  }
+  return JSON.stringify(sections, null, 2);
+}
+
+/** "0.75 · 3 of 4 kept" for a fidelity score. */
+export function fidelityLabel(f: { score: number; checked: number; missing: unknown[] }): string {
+  return `${f.score.toFixed(2)} · ${f.checked - f.missing.length} of ${f.checked} kept`;
+}

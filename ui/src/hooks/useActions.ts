@@ -1,12 +1,12 @@
 // The session actions of the window — compact (or propose), undo, acknowledge, send a turn, stop —
 // each going through `feedback.act` so progress, errors and the refresh are handled once.
 import { api } from "../api";
-import type { CompactOutcome } from "../bindings";
+import type { CompactOutcome, Fidelity } from "../bindings";
 import { parseSlashCompact } from "../logic";
 import type { LiveState } from "./engineEvents";
 import type { Feedback } from "./useAction";
 
-export type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean } | { kind: "settings" } | { kind: "import"; path?: string } | null;
+export type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean; fidelity: Fidelity | null } | { kind: "settings" } | { kind: "import"; path?: string } | null;
 
 export function useActions(deps: {
   selected: string | null;
@@ -27,7 +27,7 @@ export function useActions(deps: {
         switch (outcome.outcome) {
           case "proposed": {
             const text = JSON.stringify(outcome.checkpoint.sections ?? { text: outcome.checkpoint.text }, null, 2);
-            setDialog({ kind: "proposal", proposal: outcome.proposal, text, partial: outcome.partial });
+            setDialog({ kind: "proposal", proposal: outcome.proposal, text, partial: outcome.partial, fidelity: outcome.fidelity });
             return null;
           }
           case "skipped":

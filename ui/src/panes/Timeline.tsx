@@ -1,6 +1,7 @@
 // The compaction audit timeline (Ctrl+3): reason, focus, time, before → after, the span it
 // summarized (in transcript order, linked to the transcript), partial, plugin reports, reverted.
 import type { CompactionView } from "../bindings";
+import { FidelityReport } from "../components";
 import { formatChars, formatSpan, formatTokens, tokensOf } from "../logic";
 
 /** Every compaction and reduction, newest first, each linked to its span in the transcript. */
@@ -24,6 +25,7 @@ export function Timeline(props: { compactions: CompactionView[]; onJump: (seq: n
             {formatTokens(tokensOf(c.afterChars))}) · {c.summarizedMessages} messages
             {c.summarizedSeqs.length > 0 && <span data-testid="timeline-span"> ({formatSpan(c.summarizedSeqs)})</span>}
           </div>
+          <FidelityReport fidelity={c.fidelity} onJump={props.onJump} />
           {Array.isArray(c.pluginReports) &&
             (c.pluginReports as Array<Record<string, unknown>>).map((r) => (
               <div class="muted">

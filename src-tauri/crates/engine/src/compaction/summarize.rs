@@ -2,7 +2,7 @@
 //! current provider replaces old messages, which stay stored and marked compacted. Proposals can be
 //! previewed, edited and applied; the newest compaction can be undone exactly.
 
-use crate::fidelity::{assess, CheckpointText};
+use crate::fidelity::{assess, CheckpointText, Fidelity};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -28,7 +28,7 @@ use super::plugins::{with_timeout, AfterCompact, BeforeCompact, CompactionPlugin
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum CompactOutcome {
     Completed { compaction: i64, partial: bool },
-    Proposed { proposal: i64, partial: bool, checkpoint: Checkpoint, rendered: String },
+    Proposed { proposal: i64, partial: bool, checkpoint: Checkpoint, rendered: String, fidelity: Fidelity },
     Skipped { reason: String },
     Failed { error: String },
 }
@@ -180,13 +180,14 @@ pub async fn compact(
             proposal,
             partial: parsed.partial,
             checkpoint: checkpoint_json,
-            fidelity: Some(fidelity),
+            fidelity: Some(fidelity.clone()),
         });
         return Ok(CompactOutcome::Proposed {
             proposal,
             partial: parsed.partial,
             checkpoint: parsed.checkpoint,
             rendered,
+            fidelity,
         });
     }
     let id = ctx.store.write(|tx| {
