@@ -295,6 +295,21 @@ fn target_of(name: &str, arguments: &str, workspace: &str) -> String {
     name.to_string()
 }
 
+/// A message the user typed: not a checkpoint, not context an agent injected in the user's role
+/// (`<system-reminder>`, `<environment_context>`, attachments, meta and synthetic records).
+fn is_user_text(m: &Message) -> bool {
+    let injected = m.meta.as_ref().is_some_and(|meta| {
+        ["attachment", "isMeta", "synthetic", "generated"]
+            .iter()
+            .any(|k| meta.get(*k).is_some_and(|v| v != &Value::Bool(false)))
+    });
+    m.role == Role::User
+        && !m.summary
+        && !injected
+        && !m.content.trim().is_empty()
+        && !m.content.trim_start().starts_with('<')
+}
+
 fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -341,8 +356,7 @@ pub fn assess(span: &[Message], checkpoint: &CheckpointText<'_>, workspace: &str
     }
 
     // Instructions: user sentences that constrain the work.
-    let users: Vec<&Message> =
-        span.iter().filter(|m| m.role == Role::User && !m.summary && !m.content.trim().is_empty()).collect();
+    let users: Vec<&Message> = span.iter().filter(|m| is_user_text(m)).collect();
     let instructions = checkpoint.of(&["instructions"]);
     let mut seen = HashSet::new();
     for message in &users {
@@ -404,7 +418,7 @@ pub fn assess(span: &[Message], checkpoint: &CheckpointText<'_>, workspace: &str
     }
 
     // Task: the latest user request of the span.
-    if let Some(latest) = users.iter().rev().find(|m| !m.content.trim_start().starts_with('<')) {
+    if let Some(latest) = users.last() {
         checked += 1;
         let goal = checkpoint.of(&["goal", "nextSteps"]);
         let (found, total) = overlap(&latest.content, &goal);

@@ -77,6 +77,11 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
     assert_eq!(compaction.record.reason, CompactionReason::Manual);
     assert_eq!(compaction.summarized_seqs.len(), 20, "everything before the compaction left the view");
     assert!(stored.messages.iter().filter(|m| compaction.summarized_seqs.contains(&m.seq)).all(|m| m.compacted));
+    // Imported checkpoints are checked like Alisio's own: the summary never names notes.txt.
+    let fidelity = compaction.record.fidelity.as_ref().expect("an imported checkpoint carries its fidelity");
+    let file = fidelity.missing.iter().find(|m| m.kind == crate::fidelity::MissingKind::File).unwrap();
+    assert_eq!(file.value, "notes.txt");
+    assert!(file.why.starts_with("written 1 time, read 3 times"), "{}", file.why);
 
     // The ledger: one call per token_usage_record, the tenth the summarizer's.
     assert_eq!(stored.model_calls.len(), 12);
