@@ -3,7 +3,7 @@
 import { useCallback, useRef, useState } from "preact/hooks";
 import type { MutableRef } from "preact/hooks";
 import { api } from "../api";
-import type { ContextMeter, StoredView, WireItem } from "../bindings";
+import type { ContextMeter, StoredMessage, StoredView, WireItem } from "../bindings";
 import { appendAfter } from "../logic";
 
 /**
@@ -34,21 +34,20 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   hasNewerRef.current = hasNewer;
   const fetching = useRef(false);
 
-  /** One page of older messages before the first shown; drops the newest beyond the window. */
-  const loadOlder = async (id: string) => {
+  /**
+   * Fetches one page at an edge of the window (one fetch at a time; a session switched meanwhile
+   * drops the answer) and stores the window `place` makes of it.
+   */
+  const page = async (id: string, label: string, fetch: (shown: StoredView) => Promise<StoredMessage[]>, place: (shown: StoredView, page: StoredMessage[]) => StoredView) => {
     const shown = storedRef.current;
-    const first = shown?.messages[0];
-    if (fetching.current || !shown || !first || !shown.hasOlder || shown.session.id !== id) return;
+    if (fetching.current || !shown || shown.messages.length === 0 || shown.session.id !== id) return;
     fetching.current = true;
     const generation = paging.current;
-    setLoading("Loading earlier messages…");
+    setLoading(label);
     try {
-      const older = await api.olderMessages(id, first.anchor, first.seq, PAGE);
+      const fetched = await fetch(shown);
       if (paging.current !== generation || !current(id)) return;
-      const messages = [...older, ...shown.messages];
-      const dropped = Math.max(0, messages.length - MAX_WINDOW);
-      if (dropped > 0) setHasNewer(true);
-      const next = { ...shown, messages: dropped > 0 ? messages.slice(0, MAX_WINDOW) : messages, hasOlder: older.length === PAGE };
+      const next = place(shown, fetched);
       storedRef.current = next;
       setStored(next);
     } catch (e) {
@@ -59,29 +58,29 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     }
   };
 
+  /** One page of older messages before the first shown; drops the newest beyond the window. */
+  const loadOlder = (id: string) => {
+    if (!storedRef.current?.hasOlder) return;
+    return page(id, "Loading earlier messages…", (shown) => api.olderMessages(id, shown.messages[0].anchor, shown.messages[0].seq, PAGE), (shown, older) => {
+      const messages = [...older, ...shown.messages];
+      const dropped = Math.max(0, messages.length - MAX_WINDOW);
+      if (dropped > 0) setHasNewer(true);
+      return { ...shown, messages: dropped > 0 ? messages.slice(0, MAX_WINDOW) : messages, hasOlder: older.length === PAGE };
+    });
+  };
+
   /** One page of newer messages after the last shown (after older pages replaced them). */
-  const loadNewer = async (id: string) => {
-    const shown = storedRef.current;
-    const last = shown?.messages[shown.messages.length - 1];
-    if (fetching.current || !hasNewerRef.current || !shown || !last || shown.session.id !== id) return;
-    fetching.current = true;
-    const generation = paging.current;
-    setLoading("Loading later messages…");
-    try {
-      const newer = await api.newerMessages(id, last.anchor, last.seq, PAGE);
-      if (paging.current !== generation || !current(id)) return;
+  const loadNewer = (id: string) => {
+    if (!hasNewerRef.current) return;
+    return page(id, "Loading later messages…", (shown) => {
+      const last = shown.messages[shown.messages.length - 1];
+      return api.newerMessages(id, last.anchor, last.seq, PAGE);
+    }, (shown, newer) => {
       const messages = appendAfter(shown.messages, newer);
       const dropped = Math.max(0, messages.length - MAX_WINDOW);
       setHasNewer(newer.length === PAGE);
-      const next = { ...shown, messages: dropped > 0 ? messages.slice(dropped) : messages, hasOlder: shown.hasOlder || dropped > 0 };
-      storedRef.current = next;
-      setStored(next);
-    } catch (e) {
-      fail(e);
-    } finally {
-      fetching.current = false;
-      setLoading(null);
-    }
+      return { ...shown, messages: dropped > 0 ? messages.slice(dropped) : messages, hasOlder: shown.hasOlder || dropped > 0 };
+    });
   };
 
   /** Replaces the window by the messages around `seq` (a jump to a message not loaded). */

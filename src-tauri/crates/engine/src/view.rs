@@ -383,22 +383,9 @@ pub fn lint_compaction(store: &Store, session: &str, n: Option<i64>) -> Result<L
 
 #[cfg(test)]
 mod tests {
-    use crate::store::{sessions::append_message, Store};
-    use crate::transcript::NewMessage;
-
     #[test]
     fn the_window_around_a_message_holds_a_third_before_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let session = store.create_session("/w", "t").unwrap();
-        store
-            .write(|tx| {
-                for i in 0..10 {
-                    append_message(tx, &session.id, &NewMessage::user(format!("m{i}")))?;
-                }
-                Ok(())
-            })
-            .unwrap();
+        let (_dir, store, session) = crate::store::store_with_messages(10);
         let around = super::messages_around(&store, &session.id, 6, 6).unwrap();
         assert_eq!(around.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![4, 5, 6, 7, 8, 9]);
         let newer = super::newer_messages(&store, &session.id, (9, 9), 5).unwrap();

@@ -205,23 +205,30 @@ pub fn seq_ranges(seqs: impl IntoIterator<Item = i64>) -> Vec<[i64; 2]> {
     ranges
 }
 
+/// A fresh store with one session of `n` user messages (`m0`…), for tests of paging and views.
+#[cfg(test)]
+pub(crate) fn store_with_messages(n: usize) -> (tempfile::TempDir, Store, Session) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = Store::open(&dir.path().join("s.db")).unwrap_or_else(|e| panic!("{e}"));
+    let session = store.create_session("/w", "t").unwrap_or_else(|e| panic!("{e}"));
+    store
+        .write(|tx| {
+            for i in 0..n {
+                sessions::append_message(tx, &session.id, &crate::transcript::NewMessage::user(format!("m{i}")))?;
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    (dir, store, session)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn paging_from_the_end_returns_the_transcript_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let session = store.create_session("/w", "t").unwrap();
-        store
-            .write(|tx| {
-                for i in 0..10 {
-                    sessions::append_message(tx, &session.id, &crate::transcript::NewMessage::user(format!("m{i}")))?;
-                }
-                Ok(())
-            })
-            .unwrap();
+        let (_dir, store, session) = store_with_messages(10);
         let mut pages = Vec::new();
         let mut before = None;
         loop {
@@ -237,17 +244,7 @@ mod tests {
 
     #[test]
     fn paging_forward_follows_the_transcript() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let session = store.create_session("/w", "t").unwrap();
-        store
-            .write(|tx| {
-                for i in 0..10 {
-                    sessions::append_message(tx, &session.id, &crate::transcript::NewMessage::user(format!("m{i}")))?;
-                }
-                Ok(())
-            })
-            .unwrap();
+        let (_dir, store, session) = store_with_messages(10);
         let seqs = |page: Vec<crate::transcript::Message>| page.iter().map(|m| m.seq).collect::<Vec<_>>();
         assert_eq!(seqs(store.messages_after_page(&session.id, (3, 3), 4).unwrap()), vec![4, 5, 6, 7]);
         assert_eq!(seqs(store.messages_after_page(&session.id, (8, 8), 4).unwrap()), vec![9, 10]);
