@@ -8,6 +8,13 @@ const home = process.env.ALISIO_HOME;
 const td = spawn("tauri-driver", ["--port", "4444"], { env: process.env, stdio: "inherit" });
 const app = process.env.ALISIO_APP;
 const d = await Driver.connect("http://127.0.0.1:4444", app);
+// A failed step must not leave the WebDriver session (and its window) behind.
+process.on("uncaughtException", async (error) => {
+  console.error(error);
+  await d.close().catch(() => {});
+  td.kill();
+  process.exit(1);
+});
 await d.waitFor("[data-testid=session-item]", { text: "(100000 messages)" });
 // Select a small session first so the big one is not preselected.
 const results = [];
@@ -46,8 +53,13 @@ const sample = () => {
   peak.app = Math.max(peak.app, rss(pid));
   for (const p of webPids()) peak.web = Math.max(peak.web, rss(p));
 };
+sample();
+console.log(`RSS after the first-paint runs: app process ${peak.app.toFixed(1)} MB, WebKit web process ${peak.web.toFixed(1)} MB`);
+peak.app = 0;
+peak.web = 0;
 const sampler = setInterval(sample, 250);
-// Scroll to the first message, page by page, then back to the last one.
+// Scroll to the first message, page by page, then back to the last one (minutes: no script timeout).
+await d.cmd("POST", "/timeouts", { script: 1_800_000 });
 const scrolled = await d.cmd("POST", "/execute/async", { script: `
   const done = arguments[arguments.length - 1];
   const list = () => document.querySelector('[data-testid=stored-view]');

@@ -91,7 +91,9 @@ export function VirtualList(props: {
     if (count === 0) return;
     if (start < NEAR_ROWS) edges.current.start?.();
     if (end > count - NEAR_ROWS) edges.current.end?.();
-  }, [start, end, count]);
+    // `keyOf` changes with the rows: a page that added no row (all of it in a closed group) still
+    // asks for the next one.
+  }, [start, end, count, keyOf]);
 
   // Measured heights of rows long gone are forgotten (a long session pages through many keys).
   useEffect(() => {
@@ -132,6 +134,8 @@ export function VirtualList(props: {
       data-testid={testId}
       onScroll={(e) => {
         const el = e.currentTarget as HTMLDivElement;
+        // While stuck to the bottom the list itself only ever moves down: a move up is the user's.
+        if (stickToBottom.current && el.scrollTop < top - 2) stickToBottom.current = false;
         setTop(el.scrollTop);
       }}
       onWheel={() => (stickToBottom.current = false)}
