@@ -177,7 +177,13 @@ export function App() {
             />
           )}
           {selected && tab === "model" && view.wire && (
-            <ModelPane wire={view.wire} callChoice={view.callChoice} calls={view.stored?.modelCalls ?? []} onChoose={(value) => view.chooseCall(selected, value)} />
+            <ModelPane
+              wire={view.wire}
+              callChoice={view.callChoice}
+              calls={view.stored?.modelCalls ?? []}
+              onChoose={(value) => view.chooseCall(selected, value)}
+              onRows={(from, to) => view.wantRows(selected, from, to)}
+            />
           )}
           {selected && tab === "timeline" && <Timeline compactions={view.stored?.compactions ?? []} onJump={jumpTo} />}
           {selected && tab === "diffs" && <TrimmedOutputs trimmed={trimmed} diff={diff} onOpen={openDiff} />}

@@ -17,6 +17,8 @@ export function VirtualList(props: {
   /** Called while the rows in view are near the first / last row (to page more in). */
   onNearStart?: () => void;
   onNearEnd?: () => void;
+  /** Called with the rows rendered (`from` to `to`, inclusive) whenever they change. */
+  onRange?: (from: number, to: number) => void;
 }) {
   const { count, keyOf, estimate, render, scrollTo, testId } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -94,6 +96,12 @@ export function VirtualList(props: {
     // `keyOf` changes with the rows: a page that added no row (all of it in a closed group) still
     // asks for the next one.
   }, [start, end, count, keyOf]);
+
+  const range = useRef(props.onRange);
+  range.current = props.onRange;
+  useEffect(() => {
+    if (count > 0) range.current?.(start, Math.max(start, end - 1));
+  }, [start, end, count]);
 
   // Measured heights of rows long gone are forgotten (a long session pages through many keys).
   useEffect(() => {

@@ -290,6 +290,8 @@ export type LintReport = { compaction: number, status: Status, reason: Compactio
  */
 score: number, checked: number, missing: Array<Missing>, };
 
+export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, chars: number, estimatedTokens: number, reconstructed: boolean, };
+
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [
   ["goal", "Goal"],

@@ -202,3 +202,13 @@ pub async fn messages_around(
 ) -> IpcResult<Vec<alisio_engine::view::StoredMessage>> {
     backend.messages_around(&session, seq, limit)
 }
+
+#[tauri::command]
+pub async fn model_view_page(
+    backend: State<'_, Backend>,
+    session: String,
+    offset: u64,
+    limit: u64,
+) -> IpcResult<alisio_engine::view::ModelViewPage> {
+    backend.model_view_page(&session, offset, limit)
+}

@@ -58,6 +58,7 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::import_paths,
             commands::newer_messages,
             commands::messages_around,
+            commands::model_view_page,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

@@ -15,7 +15,25 @@ const FIRST_PAGE = 1500;
 const PAGE = 1000;
 const MAX_WINDOW = 4000;
 
-export type Wire = { messages: WireItem[]; label: string; chars: number; catalog: number; reconstructed?: boolean };
+/** Rows of the next request fetched at a time, and how many such pages are kept. */
+const ROWS_PAGE = 400;
+const MAX_ROW_PAGES = 6;
+
+/**
+ * A request shown in the model view: `total` rows (the system prompt, then one per message, each
+ * with the wire items it becomes). The next request arrives page by page as rows come into view
+ * (`row(i)` is undefined until its page is there); a past request comes whole.
+ */
+export type Wire = {
+  label: string;
+  total: number;
+  row: (index: number) => WireItem[] | undefined;
+  chars: number;
+  catalog: number;
+  reconstructed?: boolean;
+  /** Changes when rows arrive, so the list renders them. */
+  version: number;
+};
 
 export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e: unknown) => void) {
   const [stored, setStored] = useState<StoredView | null>(null);
@@ -103,11 +121,48 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     }
   };
 
+  // The next request's pages by index; at most MAX_ROW_PAGES, the farthest from the last asked
+  // dropped first.
+  const rowPages = useRef(new Map<number, WireItem[][]>());
+  const asked = useRef(new Set<number>());
+  const nextFor = useRef<string | null>(null);
+
   const showNextRequest = async (id: string) => {
-    const next = await api.modelView(id).catch(fail);
-    if (!next || !current(id)) return;
-    setWire({ messages: next.messages, label: next.reconstructed ? "Next request (reconstructed)" : "Next request", chars: next.chars, catalog: next.toolCatalogChars, reconstructed: next.reconstructed });
+    const first = await api.modelViewPage(id, 0, ROWS_PAGE).catch(fail);
+    if (!first || !current(id)) return;
+    rowPages.current = new Map([[0, first.rows]]);
+    asked.current = new Set([0]);
+    nextFor.current = id;
+    const row = (i: number) => rowPages.current.get(Math.floor(i / ROWS_PAGE))?.[i % ROWS_PAGE];
+    setWire({
+      label: first.reconstructed ? "Next request (reconstructed)" : "Next request",
+      total: first.totalRows,
+      row,
+      chars: first.chars,
+      catalog: first.toolCatalogChars,
+      reconstructed: first.reconstructed,
+      version: 0,
+    });
     setCallChoice(null);
+  };
+
+  /** Fetches the pages of the next request that rows `from..to` need. */
+  const wantRows = (id: string, from: number, to: number) => {
+    if (nextFor.current !== id) return;
+    for (let p = Math.floor(from / ROWS_PAGE); p <= Math.floor(to / ROWS_PAGE); p++) {
+      if (asked.current.has(p)) continue;
+      asked.current.add(p);
+      api.modelViewPage(id, p * ROWS_PAGE, ROWS_PAGE).then((page) => {
+        if (nextFor.current !== id || !current(id)) return;
+        rowPages.current.set(p, page.rows);
+        const far = [...rowPages.current.keys()].sort((a, b) => Math.abs(b - p) - Math.abs(a - p));
+        for (const drop of far.slice(0, Math.max(0, rowPages.current.size - MAX_ROW_PAGES))) {
+          rowPages.current.delete(drop);
+          asked.current.delete(drop);
+        }
+        setWire((w) => (w ? { ...w, version: w.version + 1 } : w));
+      }, fail);
+    }
   };
 
   /** Loads a session; a long one is shown from its end at once and completed page by page. */
@@ -133,7 +188,9 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     const past = await api.pastRequest(id, call).catch(fail);
     if (!past || !current(id)) return;
     const catalog = past.call.toolCatalogChars;
-    setWire({ messages: past.messages, label: `Model call #${call} (${past.call.purpose})`, chars: past.call.requestChars - catalog, catalog });
+    nextFor.current = null;
+    const messages = past.messages;
+    setWire({ label: `Model call #${call} (${past.call.purpose})`, total: messages.length, row: (i) => (i < messages.length ? [messages[i]] : undefined), chars: past.call.requestChars - catalog, catalog, version: 0 });
     setCallChoice(call);
   };
 
@@ -165,5 +222,5 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     setMeter(null);
   };
 
-  return { stored, setStored, wire, callChoice, meter, loading, hasNewer, load, loadOlder, loadNewer, showAround, appendNewer, chooseCall, clear };
+  return { stored, setStored, wire, wantRows, callChoice, meter, loading, hasNewer, load, loadOlder, loadNewer, showAround, appendNewer, chooseCall, clear };
 }

@@ -7,9 +7,17 @@ import type { Wire } from "../hooks/useSessionView";
 import { formatChars, formatTokens } from "../logic";
 import { VirtualList } from "../VirtualList";
 
-export function ModelPane(props: { wire: Wire; callChoice: number | null; calls: ModelCallRecord[]; onChoose: (value: string) => void }) {
+export function ModelPane(props: {
+  wire: Wire;
+  callChoice: number | null;
+  calls: ModelCallRecord[];
+  onChoose: (value: string) => void;
+  /** Rows `from..to` came into view (their page is fetched if it is not there). */
+  onRows: (from: number, to: number) => void;
+}) {
   const { wire, callChoice } = props;
-  const key = useCallback((i: number) => `w${callChoice ?? "next"}-${i}`, [callChoice, wire]);
+  // Keys change with `version` only for rows still waiting, so arrived rows are measured anew.
+  const key = useCallback((i: number) => `w${callChoice ?? "next"}-${i}${wire.row(i) ? "" : "-wait"}`, [callChoice, wire]);
   const estimate = useCallback(() => 90, []);
   return (
     <>
@@ -23,7 +31,7 @@ export function ModelPane(props: { wire: Wire; callChoice: number | null; calls:
           ))}
         </select>
         <span class="muted" data-testid="model-summary">
-          {wire.label}: {wire.messages.length} messages · {formatChars(wire.chars)} + tool catalog {formatChars(wire.catalog)} ≈{" "}
+          {wire.label}: {wire.total} messages · {formatChars(wire.chars)} + tool catalog {formatChars(wire.catalog)} ≈{" "}
           {formatTokens(Math.ceil((wire.chars + wire.catalog) / CHARS_PER_TOKEN))}
         </span>
       </div>
@@ -32,7 +40,17 @@ export function ModelPane(props: { wire: Wire; callChoice: number | null; calls:
           Reconstructed from the agent's own records: what it would send next, without its tool catalog (not recorded in its session files).
         </div>
       )}
-      <VirtualList testId="model-view" count={wire.messages.length} keyOf={key} estimate={estimate} render={(i) => <WireCard item={wire.messages[i]} index={i} />} />
+      <VirtualList
+        testId="model-view"
+        count={wire.total}
+        keyOf={key}
+        estimate={estimate}
+        onRange={props.onRows}
+        render={(i) => {
+          const items = wire.row(i);
+          return items ? items.map((item) => <WireCard item={item} index={i} />) : <div class="muted small">loading #{i}…</div>;
+        }}
+      />
     </>
   );
 }

@@ -92,6 +92,71 @@ pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<Model
     })
 }
 
+/// Rows `offset..offset + limit` of the model view — row 0 the system prompt, then one row per
+/// live message with the wire items it becomes — and the view's totals, read without loading the
+/// other rows: a window shows the next request of a session of any length in pages.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ModelViewPage {
+    pub session: String,
+    pub api: Api,
+    pub model: String,
+    pub total_rows: u64,
+    pub offset: u64,
+    pub rows: Vec<Vec<WireItem>>,
+    pub tool_catalog_chars: u64,
+    pub chars: u64,
+    pub estimated_tokens: u64,
+    pub reconstructed: bool,
+}
+
+pub fn model_view_page(
+    store: &Store,
+    config: &Config,
+    session: &str,
+    offset: u64,
+    limit: u64,
+) -> Result<ModelViewPage> {
+    let record = store.resolve_session(session)?;
+    let (api, model, system, catalog_chars) = match record.source.as_deref() {
+        Some(source) => {
+            let api = if source == "codex" { Api::Responses } else { Api::Chat };
+            let model = store.model_calls(&record.id)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
+            (api, model.unwrap_or_default(), store.imported_system_prompt(&record.id)?, 0)
+        }
+        None => {
+            let api = config.provider.api;
+            let catalog = tools::catalog_chars(&tools::catalog_json(api, &tools::catalog()));
+            (api, config.provider.model.clone(), system_prompt(config, &record.workspace), catalog)
+        }
+    };
+    let (live, live_chars) = store.live_totals(&record.id)?;
+    let head = u64::from(!system.is_empty());
+    let mut rows = Vec::new();
+    if offset < head && limit > 0 {
+        rows.push(vec![WireItem::Text { role: "system", content: system.clone() }]);
+    }
+    let first = offset.saturating_sub(head);
+    let take = limit.saturating_sub(rows.len() as u64);
+    for message in store.live_page(&record.id, first, take)? {
+        rows.push(wire_messages(api, "", vec![message]));
+    }
+    let chars = system.chars().count() as u64 + live_chars;
+    Ok(ModelViewPage {
+        session: record.id,
+        api,
+        model,
+        total_rows: head + live,
+        offset,
+        rows,
+        tool_catalog_chars: catalog_chars,
+        estimated_tokens: estimate_tokens(chars + catalog_chars),
+        chars,
+        reconstructed: record.source.is_some(),
+    })
+}
+
 /// The next request of an imported session: the source's system prompt (when it recorded one)
 /// and its live messages, in the shape of the API that agent speaks; its tools are not recorded.
 fn imported_view(store: &Store, session: &str, source: &str, live: Vec<Message>) -> Result<ModelView> {
@@ -391,5 +456,26 @@ mod tests {
         let newer = super::newer_messages(&store, &session.id, (9, 9), 5).unwrap();
         assert_eq!(newer.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![10]);
         assert!(super::messages_around(&store, &session.id, 99, 6).is_err());
+    }
+
+    /// Pages of the model view put together are the model view.
+    #[test]
+    fn model_view_pages_add_up_to_the_model_view() {
+        let (_dir, store, session) = crate::store::store_with_messages(10);
+        let config = crate::config::Config::default();
+        let whole = super::model_view(&store, &config, &session.id).unwrap();
+        let mut rows = Vec::new();
+        let mut offset = 0;
+        loop {
+            let page = super::model_view_page(&store, &config, &session.id, offset, 4).unwrap();
+            assert_eq!(page.total_rows, 11);
+            assert_eq!((page.chars, page.tool_catalog_chars), (whole.chars, whole.tool_catalog_chars));
+            if page.rows.is_empty() {
+                break;
+            }
+            offset += page.rows.len() as u64;
+            rows.extend(page.rows.into_iter().flatten());
+        }
+        assert_eq!(rows, whole.messages);
     }
 }

@@ -379,6 +379,12 @@ impl Backend {
         Ok(view::older_messages(&self.store, session, (anchor, seq), limit as usize)?)
     }
 
+    /// Rows `offset..offset + limit` of the model view, with its totals.
+    pub fn model_view_page(&self, session: &str, offset: u64, limit: u64) -> IpcResult<view::ModelViewPage> {
+        let engine = self.engine();
+        Ok(view::model_view_page(&self.store, engine.config(), session, offset, limit)?)
+    }
+
     pub fn model_view(&self, session: &str) -> IpcResult<ModelView> {
         let engine = self.engine();
         Ok(view::model_view(&self.store, engine.config(), session)?)

@@ -230,6 +230,30 @@ impl Store {
         })
     }
 
+    /// How many messages the model still sees, and their characters.
+    pub fn live_totals(&self, session: &str) -> Result<(u64, u64)> {
+        self.read(|conn| {
+            Ok(conn.query_row(
+                "SELECT count(*), coalesce(sum(chars), 0) FROM messages
+                 WHERE session_id = ?1 AND compacted = 0 AND off_view = 0",
+                [session],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        })
+    }
+
+    /// Live messages `offset..offset + limit` in transcript order (a page of the model view).
+    pub fn live_page(&self, session: &str, offset: u64, limit: u64) -> Result<Vec<Message>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0
+                 ORDER BY anchor, seq LIMIT ?2 OFFSET ?3"
+            ))?;
+            let rows = stmt.query_map(params![session, limit as i64, offset as i64], message_from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
     /// Messages the model still sees, in transcript order.
     pub fn live_messages(&self, session: &str) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, true))
