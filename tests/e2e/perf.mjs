@@ -8,6 +8,10 @@ const home = process.env.ALISIO_HOME;
 const td = spawn("tauri-driver", ["--port", "4444"], { env: process.env, stdio: "inherit" });
 const app = process.env.ALISIO_APP;
 const d = await Driver.connect("http://127.0.0.1:4444", app);
+const startRss = () => {
+  const pid = execFileSync("pgrep", ["-f", `^${app}$`]).toString().trim().split("\n")[0];
+  return Number(/VmRSS:\s+(\d+)/.exec(execFileSync("cat", [`/proc/${pid}/status`]).toString())[1]) / 1024;
+};
 // A failed step must not leave the WebDriver session (and its window) behind.
 process.on("uncaughtException", async (error) => {
   console.error(error);
@@ -16,6 +20,8 @@ process.on("uncaughtException", async (error) => {
   process.exit(1);
 });
 await d.waitFor("[data-testid=session-item]", { text: "(100000 messages)" });
+await sleep(3000);
+console.log(`app process RSS at start (session list shown, nothing opened): ${startRss().toFixed(1)} MB`);
 // Select a small session first so the big one is not preselected.
 const results = [];
 for (let run = 0; run < 5; run++) {
@@ -69,9 +75,10 @@ const scrolled = await d.cmd("POST", "/execute/async", { script: `
   (async () => {
     const t0 = performance.now();
     let steps = 0;
-    while (count().includes("older") && steps < 5000) { list().scrollTop = 0; steps++; await wait(40); }
+    // As a user would: a wheel turn up (which ends following the bottom), then the scroll.
+    while (count().includes("older") && steps < 5000) { list().dispatchEvent(new WheelEvent("wheel", { deltaY: -500 })); list().scrollTop = 0; steps++; await wait(40); }
     const up = performance.now() - t0;
-    while (count().includes("newer") && steps < 10000) { list().scrollTop = list().scrollHeight; steps++; await wait(40); }
+    while (count().includes("newer") && steps < 10000) { list().dispatchEvent(new WheelEvent("wheel", { deltaY: 500 })); list().scrollTop = list().scrollHeight; steps++; await wait(40); }
     done({ up, down: performance.now() - t0 - up, steps, loaded: count(), last: Math.max(...seqs()) });
   })();`, args: [] });
 clearInterval(sampler);
