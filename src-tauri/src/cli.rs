@@ -76,6 +76,10 @@ pub enum Command {
         /// Check what checkpoint N (default: the newest) kept of the history it replaced; no model is asked
         #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with_all = ["focus", "preview", "apply", "discard", "undo"])]
         lint: Option<Option<i64>>,
+        /// Ask the model fixed questions over the full history and over the compacted view of
+        /// checkpoint N (default: the newest applied), side by side (model-judged; ledger purpose `probe`)
+        #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with_all = ["focus", "preview", "apply", "discard", "undo", "lint"])]
+        probe: Option<Option<i64>>,
     },
     /// Ask the model server for its models and the context window it reports (a connection test)
     Models,
@@ -200,7 +204,19 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
                     Ok(())
                 }
             }
-            Command::Compact { session, focus, preview, apply, checkpoint, discard, undo, lint: None } => {
+            Command::Compact { session, probe: Some(n), .. } => {
+                let engine = context.engine()?;
+                let record = context.store.resolve_session(&session)?;
+                let sink = PrintSink { json: false };
+                let report = engine.probe_compaction(&record, n, &sink, &interrupt_token()).await?;
+                if context.json {
+                    print_json(&report)
+                } else {
+                    human::print_probe(&report);
+                    Ok(())
+                }
+            }
+            Command::Compact { session, focus, preview, apply, checkpoint, discard, undo, lint: None, probe: None } => {
                 compact(&context, CompactArgs { session, focus, preview, apply, checkpoint, discard, undo }).await
             }
         }

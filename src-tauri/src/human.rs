@@ -280,3 +280,16 @@ pub fn print_lint(report: &alisio_engine::view::LintReport) {
         println!("  missing {:?} {:?} ({}): {}", item.kind, item.value, seqs.join(", "), item.why);
     }
 }
+
+/// `compact --probe`: each question with the two answers and their agreement.
+pub fn print_probe(report: &alisio_engine::compaction::probe::ProbeReport) {
+    println!(
+        "checkpoint #{} probed by the model (model-judged, calls {:?}): agreement {:.2}",
+        report.compaction, report.calls, report.agreement
+    );
+    for a in &report.answers {
+        println!("\n{} (agreement {:.2})", a.question, a.agreement);
+        println!("  full history:   {}", excerpt(&a.full.replace('\n', "; "), 200));
+        println!("  compacted view: {}", excerpt(&a.compacted.replace('\n', "; "), 200));
+    }
+}

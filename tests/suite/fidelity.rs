@@ -109,3 +109,47 @@ async fn adding_the_missing_items_to_a_proposal_raises_its_score() {
     assert_eq!(completed["fidelity"]["score"], json!(0.75));
     assert_eq!(kinds(&completed["fidelity"]).len(), 1, "only the latest request is still missing");
 }
+
+#[tokio::test]
+async fn the_probe_asks_the_model_over_both_views_and_keeps_it_out_of_the_transcript() {
+    let mut replies = script(forgetful());
+    let full = json!({"goal": "write the parser", "files": ["src/parser.rs"], "openErrors": ["exit 3"], "nextStep": "report parse errors"});
+    let compacted = json!({"goal": "tidy up", "files": [], "openErrors": [], "nextStep": "report parse errors"});
+    replies.push(Reply::Answer(Answer::text(&full.to_string())));
+    replies.push(Reply::Answer(Answer::text(&format!("```json\n{compacted}\n```"))));
+    let h = Harness::with_config(replies, json!({"plugins": [], "compaction": {"keepTurns": 1}})).await;
+    let id = session(&h).await;
+    h.alisio(&["compact", &id, "--json"]).await.assert_ok();
+    let messages = h.rows("SELECT count(*) FROM messages");
+
+    let run = h.alisio(&["compact", &id, "--probe", "--json"]).await;
+    run.assert_ok();
+    let report = run.json();
+    assert_eq!(report["modelJudged"], true);
+    let answers = report["answers"].as_array().unwrap();
+    assert_eq!(answers.len(), 4);
+    assert_eq!(
+        (answers[0]["full"].as_str(), answers[0]["compacted"].as_str()),
+        (Some("write the parser"), Some("tidy up"))
+    );
+    assert_eq!(answers[1]["full"], "src/parser.rs");
+    assert_eq!((answers[3]["agreement"].as_f64(), answers[1]["agreement"].as_f64()), (Some(1.0), Some(0.0)));
+
+    let bodies = h.server.bodies();
+    let (over_full, over_compacted) = (&bodies[bodies.len() - 2], &bodies[bodies.len() - 1]);
+    let text = |body: &Value| body["messages"].to_string();
+    for body in [over_full, over_compacted] {
+        assert_eq!(body["tool_choice"], "none");
+        let last = body["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
+        assert!(last.contains("\"openErrors\": Which errors or failing tests are still unresolved?"), "{last}");
+    }
+    assert!(text(over_full).contains("Never change the public API") && !text(over_full).contains("## Checkpoint"));
+    assert!(
+        text(over_compacted).contains("## Checkpoint") && !text(over_compacted).contains("Never change the public API")
+    );
+    assert_eq!(h.rows("SELECT count(*) FROM messages"), messages, "the probe is not part of the transcript");
+    assert_eq!(
+        h.rows("SELECT purpose FROM model_calls ORDER BY id DESC LIMIT 2"),
+        vec![vec![json!("probe")], vec![json!("probe")]]
+    );
+}

@@ -130,7 +130,7 @@ const CONSTRAINT_WORDS: &[&str] = &[
 /// The share of a text's significant words a counterpart must contain to count as covering it.
 pub const COVERAGE: f64 = 0.5;
 
-fn significant_words(text: &str) -> Vec<String> {
+pub(crate) fn significant_words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .map(str::to_lowercase)

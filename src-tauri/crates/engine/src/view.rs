@@ -425,9 +425,7 @@ pub fn lint_compaction(store: &Store, session: &str, n: Option<i64>) -> Result<L
     let checkpoints = compactions.iter().filter(|c| c.checkpoint().is_some());
     let chosen = match n {
         Some(id) => checkpoints.clone().find(|c| c.id == id),
-        None => {
-            checkpoints.clone().filter(|c| !matches!(c.status, crate::store::compactions::Status::Discarded)).last()
-        }
+        None => checkpoints.clone().rfind(|c| !matches!(c.status, crate::store::compactions::Status::Discarded)),
     };
     let Some(chosen) = chosen else {
         let what = n.map_or("no checkpoint yet".to_string(), |id| format!("no checkpoint record {id}"));

@@ -239,6 +239,20 @@ impl Engine {
         compaction::compact(&ctx, &self.plugins, reason, focus, preview).await
     }
 
+    /// Asks the model the probe questions over the full history and over the compacted view of
+    /// checkpoint `n` (default: the newest applied one); both calls go to the ledger as `probe`.
+    pub async fn probe_compaction(
+        &self,
+        session: &Session,
+        n: Option<i64>,
+        sink: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<compaction::probe::ProbeReport> {
+        let _claim = self.claim(session, "compact --probe")?;
+        let ctx = self.context(session, sink, cancel);
+        compaction::probe::probe(&ctx, n).await
+    }
+
     /// Applies a stored proposal, optionally with an edited checkpoint (JSON sections or plain text).
     pub fn apply_proposal(
         &self,

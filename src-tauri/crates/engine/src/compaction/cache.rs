@@ -117,7 +117,7 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     let checkpoint_chars = content.chars().count() as u64;
     let fidelity = crate::fidelity::assess(
         &ctx.store.messages_by_seq(&session.id, &summarized_seqs)?,
-        &crate::fidelity::CheckpointText::Text(&summary),
+        &crate::fidelity::CheckpointText::Text(summary),
         &session.workspace,
     );
     let record = NewCompaction {

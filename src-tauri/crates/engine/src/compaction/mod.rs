@@ -11,6 +11,7 @@ pub mod checkpoint;
 mod fit;
 mod native;
 pub mod plugins;
+pub mod probe;
 pub mod reduction;
 pub mod strategy;
 mod summarize;

@@ -28,7 +28,7 @@ use super::plugins::{with_timeout, AfterCompact, BeforeCompact, CompactionPlugin
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum CompactOutcome {
     Completed { compaction: i64, partial: bool },
-    Proposed { proposal: i64, partial: bool, checkpoint: Checkpoint, rendered: String, fidelity: Fidelity },
+    Proposed { proposal: i64, partial: bool, checkpoint: Checkpoint, rendered: String, fidelity: Box<Fidelity> },
     Skipped { reason: String },
     Failed { error: String },
 }
@@ -187,7 +187,7 @@ pub async fn compact(
             partial: parsed.partial,
             checkpoint: parsed.checkpoint,
             rendered,
-            fidelity,
+            fidelity: Box::new(fidelity),
         });
     }
     let id = ctx.store.write(|tx| {

@@ -24,6 +24,8 @@ pub enum Purpose {
     CacheSummary,
     /// A past request sent again (`alisio calls replay`); never part of the transcript.
     Replay,
+    /// A question about a checkpoint (`alisio compact --probe`); never part of the transcript.
+    Probe,
 }
 
 impl Purpose {
@@ -33,6 +35,7 @@ impl Purpose {
             Purpose::Compaction => "compaction",
             Purpose::CacheSummary => "cache-summary",
             Purpose::Replay => "replay",
+            Purpose::Probe => "probe",
         }
     }
 }
