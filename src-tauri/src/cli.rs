@@ -36,6 +36,9 @@ pub struct GlobalArgs {
     /// Machine-readable output: JSONL events, or one JSON document
     #[arg(long, global = true)]
     pub json: bool,
+    /// Use this connection profile (config `profiles`) instead of `activeProfile`
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -158,7 +161,10 @@ impl Context {
     /// `$ALISIO_HOME` works for them).
     fn open(global: &GlobalArgs, read_only: bool) -> Result<Self> {
         let home = alisio_home();
-        let loaded = config::load(&home, global.config.as_deref())?;
+        let mut loaded = config::load(&home, global.config.as_deref())?;
+        if let Some(profile) = &global.profile {
+            loaded.config = config::with_profile(&loaded.raw, profile)?;
+        }
         let path = home.join(DB_FILE);
         let store = Arc::new(if read_only { Store::open_for_reading(&path)? } else { Store::open(&path)? });
         Ok(Self { loaded, store, json: global.json })
@@ -420,13 +426,16 @@ async fn models(context: &Context) -> Result<()> {
     let provider = alisio_engine::provider::Provider::new(&context.loaded.config.provider)?;
     let models = provider.list_models().await?;
     let configured = context.loaded.config.provider.context_window;
+    let profile_window = context.loaded.config.provider.profile_context_window;
     let discovered = provider.discover_window(Some(&models)).await?;
     let reported = discovered.map(|w| w.tokens);
-    // The source of the window in force: the configuration's own value first.
-    let window_source = match (configured, discovered) {
-        (Some(_), _) => Some(alisio_engine::provider::WindowSource::Provider),
-        (None, Some(w)) => Some(w.source),
-        (None, None) => None,
+    // The source of the window in force: the configuration's own value, the profile's, the server's.
+    use alisio_engine::provider::WindowSource;
+    let window_source = match (configured, profile_window, discovered) {
+        (Some(_), _, _) => Some(WindowSource::Provider),
+        (None, Some(_), _) => Some(WindowSource::Profile),
+        (None, None, Some(w)) => Some(w.source),
+        (None, None, None) => None,
     };
     let document = serde_json::json!({
         "baseUrl": context.loaded.config.provider.base_url,
@@ -434,7 +443,7 @@ async fn models(context: &Context) -> Result<()> {
         "configuredContextWindow": configured,
         "reportedContextWindow": reported,
         "windowSource": window_source,
-        "profile": null,
+        "profile": context.loaded.config.provider.profile,
         "models": models,
     });
     if context.json {

@@ -14,6 +14,7 @@ mod fidelity;
 mod hardening;
 mod import;
 mod ipc;
+mod profiles;
 mod real_server;
 mod tools;
 mod uncertain;

@@ -20,6 +20,22 @@ pub struct Config {
     pub plugins: Vec<PluginConfig>,
     pub permissions: PermissionsConfig,
     pub instructions: Option<String>,
+    /// Named provider settings (I12); `activeProfile` (or `--profile`) selects one.
+    pub profiles: std::collections::BTreeMap<String, ProfileConfig>,
+    pub active_profile: Option<String>,
+}
+
+/// A connection profile: the provider values it sets (absent ones keep `provider`'s).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProfileConfig {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api: Option<Api>,
+    /// The environment variable holding the key; `null` sends none.
+    pub api_key_env: Option<String>,
+    /// The second source of the window: after `provider.contextWindow`, before the server's report.
+    pub context_window: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +71,15 @@ pub struct ProviderConfig {
     /// Retries on 429, 5xx and connection errors, with exponential backoff.
     pub max_retries: u32,
     pub retry_base_ms: u64,
+    /// The profile whose values are in force (set from `activeProfile` / `--profile`).
+    #[serde(skip)]
+    pub profile: Option<String>,
+    /// That profile's `contextWindow`.
+    #[serde(skip)]
+    pub profile_context_window: Option<u64>,
+    /// Every environment variable named as a key (provider and profiles): kept from tools, redacted.
+    #[serde(skip)]
+    pub key_env_names: Vec<String>,
 }
 
 impl Default for ProviderConfig {
@@ -70,6 +95,9 @@ impl Default for ProviderConfig {
             timeout_ms: 300_000,
             max_retries: 3,
             retry_base_ms: 500,
+            profile: None,
+            profile_context_window: None,
+            key_env_names: vec!["OPENAI_API_KEY".into()],
         }
     }
 }
@@ -199,6 +227,8 @@ impl Default for Config {
             plugins: vec![PluginConfig { name: "memory".into(), builtin: true, command: None, args: Vec::new() }],
             permissions: PermissionsConfig::default(),
             instructions: None,
+            profiles: Default::default(),
+            active_profile: None,
         }
     }
 }
@@ -231,14 +261,56 @@ pub fn load(home: &Path, overlay: Option<&Path>) -> Result<LoadedConfig> {
     Ok(LoadedConfig { config, raw, sources })
 }
 
-/// Parses and validates a merged document.
+/// Parses and validates a merged document; the active profile's values are put in force.
 pub fn from_value(raw: &Value) -> Result<Config> {
-    let config: Config = serde_path_to_error::deserialize(raw).map_err(|err| {
+    let mut config: Config = serde_path_to_error::deserialize(raw).map_err(|err| {
         let key = err.path().to_string();
         Error::Config(format!("{key}: {}", err.inner()))
     })?;
     validate(&config)?;
+    apply_profile(&mut config)?;
     Ok(config)
+}
+
+/// `document` with `profile` as its active profile (`--profile NAME`), parsed and validated.
+pub fn with_profile(document: &Value, profile: &str) -> Result<Config> {
+    let mut raw = document.clone();
+    if let Value::Object(map) = &mut raw {
+        map.insert("activeProfile".into(), Value::String(profile.to_string()));
+    }
+    from_value(&raw)
+}
+
+/// Overrides `provider` with the active profile's values and records which one is in force.
+fn apply_profile(config: &mut Config) -> Result<()> {
+    let mut names: Vec<String> = vec![config.provider.api_key_env.clone()];
+    names.extend(config.profiles.values().filter_map(|p| p.api_key_env.clone()));
+    names.retain(|n| !n.trim().is_empty());
+    names.dedup();
+    config.provider.key_env_names = names;
+    let Some(name) = config.active_profile.clone() else { return Ok(()) };
+    let Some(profile) = config.profiles.get(&name).cloned() else {
+        let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+        return Err(Error::Config(format!(
+            "activeProfile / --profile = {name:?}: no such profile (profiles: {})",
+            if known.is_empty() { "none defined".to_string() } else { known.join(", ") }
+        )));
+    };
+    let provider = &mut config.provider;
+    if let Some(url) = profile.base_url {
+        provider.base_url = url;
+    }
+    if let Some(model) = profile.model {
+        provider.model = model;
+    }
+    if let Some(api) = profile.api {
+        provider.api = api;
+    }
+    // A profile that names no key variable sends no key.
+    provider.api_key_env = profile.api_key_env.unwrap_or_default();
+    provider.profile = Some(name);
+    provider.profile_context_window = profile.context_window;
+    Ok(())
 }
 
 fn read_document(path: &Path) -> Result<Value> {
@@ -292,6 +364,21 @@ fn validate(c: &Config) -> Result<()> {
     }
     if let Some(window) = c.provider.context_window {
         range_u64("provider.contextWindow", window, 1, u64::MAX)?;
+    }
+    for (name, profile) in &c.profiles {
+        if let Some(url) = &profile.base_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) || reqwest::Url::parse(url).is_err() {
+                return Err(Error::Config(format!(
+                    "profiles.{name}.baseUrl = {url:?} is not an http(s) URL (for example \"http://127.0.0.1:11434/v1\")"
+                )));
+            }
+        }
+        if profile.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            return Err(Error::Config(format!("profiles.{name}.model must not be empty")));
+        }
+        if let Some(window) = profile.context_window {
+            range_u64(&format!("profiles.{name}.contextWindow"), window, 1, u64::MAX)?;
+        }
     }
     range_u64("provider.timeoutMs", c.provider.timeout_ms, 100, 3_600_000)?;
     range_u64("provider.maxRetries", c.provider.max_retries.into(), 0, 10)?;
@@ -370,6 +457,30 @@ mod tests {
             assert!(message.contains(key), "{message} should name {key}");
             assert!(message.contains(hint), "{message} should mention {hint}");
         }
+    }
+
+    #[test]
+    fn the_active_profile_overrides_the_provider_and_unknown_ones_are_refused() {
+        let doc = json!({
+            "provider": {"baseUrl": "http://127.0.0.1:8080/v1", "model": "default", "contextWindow": null},
+            "profiles": {
+                "ollama": {"baseUrl": "http://127.0.0.1:11434/v1", "model": "qwen3", "apiKeyEnv": null, "contextWindow": 32768},
+                "cloud": {"baseUrl": "https://api.example.com/v1", "model": "big", "api": "responses", "apiKeyEnv": "CLOUD_KEY"}
+            },
+            "activeProfile": "ollama"
+        });
+        let c = from_value(&doc).unwrap();
+        assert_eq!((c.provider.base_url.as_str(), c.provider.model.as_str()), ("http://127.0.0.1:11434/v1", "qwen3"));
+        assert_eq!((c.provider.api_key_env.as_str(), c.provider.profile_context_window), ("", Some(32768)));
+        assert_eq!(c.provider.profile.as_deref(), Some("ollama"));
+        assert_eq!(c.provider.key_env_names, ["OPENAI_API_KEY", "CLOUD_KEY"]);
+        let cloud = with_profile(&doc, "cloud").unwrap();
+        assert_eq!((cloud.provider.api, cloud.provider.api_key_env.as_str()), (Api::Responses, "CLOUD_KEY"));
+        assert_eq!(cloud.provider.profile_context_window, None);
+        let message = with_profile(&doc, "nope").unwrap_err().to_string();
+        assert!(message.contains("\"nope\": no such profile (profiles: cloud, ollama)"), "{message}");
+        let bad = err(json!({"profiles": {"x": {"baseUrl": "localhost:1"}}}));
+        assert!(bad.contains("profiles.x.baseUrl"), "{bad}");
     }
 
     #[test]

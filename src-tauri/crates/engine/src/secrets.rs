@@ -25,7 +25,9 @@ pub struct Secrets {
 impl Secrets {
     /// The secrets `config` names, read from this process's environment.
     pub fn from_config(config: &Config) -> Self {
-        Self::from_env_names([config.provider.api_key_env.as_str()])
+        let mut names: Vec<&str> = config.provider.key_env_names.iter().map(String::as_str).collect();
+        names.push(config.provider.api_key_env.as_str());
+        Self::from_env_names(names)
     }
 
     pub fn from_env_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {

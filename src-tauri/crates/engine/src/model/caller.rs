@@ -77,6 +77,9 @@ impl ModelCaller {
         if let Some(tokens) = self.config.context_window {
             return Some(Window { tokens, source: WindowSource::Provider });
         }
+        if let Some(tokens) = self.config.profile_context_window {
+            return Some(Window { tokens, source: WindowSource::Profile });
+        }
         *self
             .reported_window
             .get_or_init(|| async {
@@ -106,6 +109,10 @@ impl ModelCaller {
         let mut params = json!({"maxTokens": options.max_tokens, "stream": self.config.stream});
         if options.tool_choice_none {
             params["toolChoice"] = json!("none");
+        }
+        // Which profile's server answered (a session may switch profiles between calls).
+        if let Some(profile) = &self.config.profile {
+            params["profile"] = json!(profile);
         }
         let mut request_chars = prepared.request_chars();
         if let Some(text) = appended {
