@@ -70,3 +70,22 @@ async fn an_unknown_profile_is_a_config_error_before_anything_is_sent() {
     assert!(run.stderr.contains("\"missing\": no such profile (profiles: keyed, local)"), "{}", run.stderr);
     assert!(h.server.received().iter().all(|r| !r.is_model_call()));
 }
+
+#[tokio::test]
+async fn the_finder_lists_the_servers_that_answer_with_their_models_and_window() {
+    use alisio_engine::provider::finder::find_servers;
+    let h = Harness::with_config(vec![], json!({})).await;
+    h.server
+        .set_models(json!({"object": "list", "data": [{"id": "qwen3:8b", "max_model_len": 32768}, {"id": "other"}]}));
+    let port: u16 = h.server.base_url.rsplit(':').next().unwrap().trim_end_matches("/v1").parse().unwrap();
+    // A port nothing listens on: bound, then released.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let found =
+        find_servers("127.0.0.1", &[(closed, "Ollama"), (port, "vLLM")], std::time::Duration::from_millis(1500)).await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].name, "vLLM");
+    assert_eq!(found[0].base_url, format!("http://127.0.0.1:{port}/v1"));
+    assert_eq!(found[0].models, ["qwen3:8b", "other"]);
+    assert_eq!(found[0].context_window, Some(32768));
+    assert_eq!(serde_json::to_value(found[0].window_source).unwrap(), json!("models"));
+}

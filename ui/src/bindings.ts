@@ -292,6 +292,18 @@ score: number, checked: number, missing: Array<Missing>, };
 
 export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, chars: number, estimatedTokens: number, reconstructed: boolean, };
 
+export type FoundServer = { 
+/**
+ * What usually listens on that port (a suggestion for the profile's name).
+ */
+name: string, baseUrl: string, models: Array<string>, 
+/**
+ * The window the server reports for its first model, and where it came from.
+ */
+contextWindow: number | null, windowSource: WindowSource | null, };
+
+export type WindowSource = "provider" | "profile" | "models" | "props" | "ollama" | "lmstudio";
+
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [
   ["goal", "Goal"],

@@ -1,8 +1,8 @@
 // The window's dialogs: compact with a focus, a proposed checkpoint to edit, the settings.
 import { useEffect, useState } from "preact/hooks";
 import { api, errorMessage } from "./api";
-import type { Fidelity, ImportOutcome, Missing } from "./bindings";
-import { addToCheckpoint } from "./logic";
+import type { Fidelity, FoundServer, ImportOutcome, JsonValue, Missing } from "./bindings";
+import { addToCheckpoint, profileName, withProfile } from "./logic";
 import { Dialog, FidelityReport } from "./components";
 
 export function CompactDialog(props: { onClose: () => void; onCompact: (focus: string | null, preview: boolean) => void }) {
@@ -92,6 +92,22 @@ export function SettingsDialog(props: { onClose: () => void; onSaved: () => void
         <button onClick={async () => { const raw = parsed(); if (raw === null) return; try { const doc = await api.saveConfig(raw); setEffective(JSON.stringify(doc.effective, null, 2)); setMessage("Saved."); props.onSaved(); } catch (e) { setMessage(errorMessage(e)); } }} data-testid="settings-save">Save</button>
         <button class="secondary" onClick={async () => { const raw = parsed(); if (raw === null) return; try { const r = await api.testConnection(raw); setMessage(`Connected to ${r.baseUrl}: ${r.models.join(", ") || "no models listed"}; context window ${r.contextWindow ?? "unknown"}`); } catch (e) { setMessage(errorMessage(e)); } }} data-testid="settings-test">Test connection</button>
       </div>
+      <ServerFinder
+        onUse={async (server) => {
+          const raw = parsed();
+          if (raw === null) return;
+          const next = withProfile(raw, server);
+          try {
+            const doc = await api.saveConfig(next as JsonValue);
+            setText(JSON.stringify(next, null, 2));
+            setEffective(JSON.stringify(doc.effective, null, 2));
+            setMessage(`Profile "${profileName(server)}" saved and active: ${server.baseUrl}, model ${server.models[0] ?? "default"}.`);
+            props.onSaved();
+          } catch (e) {
+            setMessage(errorMessage(e));
+          }
+        }}
+      />
       <details>
         <summary>Effective configuration (defaults filled in)</summary>
         <pre class="content">{effective}</pre>
@@ -167,5 +183,42 @@ export function ImportDialog(props: { initial?: string; onClose: () => void; onI
         </div>
       )}
     </Dialog>
+  );
+}
+
+/**
+ * Settings → Find servers: the usual local ports (llama.cpp 8080, Ollama 11434, LM Studio 1234,
+ * vLLM 8000) asked at once; each server that answers is listed with its models and window, and
+ * one click makes it a profile (saved and active).
+ */
+function ServerFinder(props: { onUse: (server: FoundServer) => void }) {
+  const [found, setFound] = useState<FoundServer[] | null>(null);
+  const [busy, setBusy] = useState(false);
+  const find = async () => {
+    setBusy(true);
+    try {
+      setFound(await api.findServers());
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="finder" data-testid="server-finder">
+      <button class="secondary" onClick={find} disabled={busy} data-testid="find-servers">
+        {busy ? "Looking on 127.0.0.1…" : "Find servers"}
+      </button>
+      {found && found.length === 0 && <div class="muted small">Nothing answers on 127.0.0.1 ports 8080, 11434, 1234 or 8000.</div>}
+      {found?.map((s) => (
+        <div class="row" key={s.baseUrl} data-testid="found-server">
+          <span>
+            <strong>{s.name}</strong> {s.baseUrl} · {s.models.length} model{s.models.length === 1 ? "" : "s"}
+            {s.contextWindow ? ` · window ${s.contextWindow.toLocaleString("en-US")} (${s.windowSource})` : ""}
+          </span>
+          <button onClick={() => props.onUse(s)} data-testid="use-server">
+            Use as profile
+          </button>
+        </div>
+      ))}
+    </div>
   );
 }

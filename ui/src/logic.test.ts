@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel } from "./logic";
+import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -268,5 +268,18 @@ describe("fidelity in the proposal editor", () => {
 
   it("labels the score with what was kept", () => {
     expect(fidelityLabel({ score: 0.75, checked: 4, missing: [{}] })).toBe("0.75 · 3 of 4 kept");
+  });
+});
+
+describe("found servers", () => {
+  it("become an active profile, keeping the other profiles and settings", () => {
+    const raw = { provider: { model: "x" }, profiles: { cloud: { model: "big" } } };
+    const next = withProfile(raw, { name: "LM Studio", baseUrl: "http://127.0.0.1:1234/v1", models: ["qwen"] });
+    expect(profileName({ name: "LM Studio" })).toBe("lmstudio");
+    expect(next).toEqual({
+      provider: { model: "x" },
+      profiles: { cloud: { model: "big" }, lmstudio: { baseUrl: "http://127.0.0.1:1234/v1", model: "qwen", apiKeyEnv: null } },
+      activeProfile: "lmstudio",
+    });
   });
 });

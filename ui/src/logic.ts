@@ -315,3 +315,16 @@ export function addToCheckpoint(text: string, section: string, value: string): s
 export function fidelityLabel(f: { score: number; checked: number; missing: unknown[] }): string {
   return `${f.score.toFixed(2)} · ${f.checked - f.missing.length} of ${f.checked} kept`;
 }
+
+/** The profile name a found server gets: what usually listens there, as a config key. */
+export function profileName(server: { name: string }): string {
+  return server.name.toLowerCase().replace(/[^a-z0-9]+/g, "");
+}
+
+/** `raw` (the settings document) with a profile for `server`, made active. */
+export function withProfile(raw: Record<string, unknown>, server: { name: string; baseUrl: string; models: string[] }): Record<string, unknown> {
+  const name = profileName(server);
+  const profiles = { ...((raw.profiles as Record<string, unknown> | undefined) ?? {}) };
+  profiles[name] = { baseUrl: server.baseUrl, model: server.models[0] ?? "default", apiKeyEnv: null };
+  return { ...raw, profiles, activeProfile: name };
+}

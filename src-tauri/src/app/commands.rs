@@ -212,3 +212,8 @@ pub async fn model_view_page(
 ) -> IpcResult<alisio_engine::view::ModelViewPage> {
     backend.model_view_page(&session, offset, limit)
 }
+
+#[tauri::command]
+pub async fn find_servers(backend: State<'_, Backend>) -> IpcResult<Vec<alisio_engine::provider::finder::FoundServer>> {
+    Ok(backend.find_servers().await)
+}

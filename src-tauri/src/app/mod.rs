@@ -59,6 +59,7 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::newer_messages,
             commands::messages_around,
             commands::model_view_page,
+            commands::find_servers,
         ])
         .run(tauri::generate_context!("tauri.conf.json"));
     match result {

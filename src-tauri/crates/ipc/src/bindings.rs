@@ -32,7 +32,7 @@ pub fn typescript() -> String {
         super::MessageLines, super::ImportOutcome, e::import::ImportReport, e::import::ImportedSession,
         e::import::ImportFailure, e::import::Skipped, e::import::Position, e::import::SourceKind,
         e::import::SourceSummary, e::import::SourceLocation, e::fidelity::Fidelity, e::fidelity::Missing,
-        e::fidelity::MissingKind, e::view::LintReport, e::view::ModelViewPage,
+        e::fidelity::MissingKind, e::view::LintReport, e::view::ModelViewPage, e::provider::finder::FoundServer, e::provider::WindowSource,
     );
     let mut file = String::from(
         "// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.\n\

@@ -646,6 +646,13 @@ impl Backend {
     }
 
     /// Validates like the CLI (naming the key and range), writes `config.json`, rebuilds the engine.
+    /// The model servers answering on the usual local ports (llama.cpp 8080, Ollama 11434,
+    /// LM Studio 1234, vLLM 8000), each with its models and window.
+    pub async fn find_servers(&self) -> Vec<alisio_engine::provider::finder::FoundServer> {
+        use alisio_engine::provider::finder::{find_servers, USUAL_PORTS};
+        find_servers("127.0.0.1", &USUAL_PORTS, std::time::Duration::from_millis(1500)).await
+    }
+
     pub fn save_config(&self, raw: Value) -> IpcResult<ConfigDocument> {
         config::from_value(&raw)?;
         let path = self.home.join(CONFIG_FILE);

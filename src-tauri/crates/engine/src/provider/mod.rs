@@ -4,6 +4,7 @@
 
 pub(crate) mod chat;
 mod chunks;
+pub mod finder;
 pub(crate) mod responses;
 mod window;
 pub mod wire;
