@@ -13,7 +13,6 @@ import type {
   ImportOutcome,
   ContextMeter,
   JsonValue,
-  ModelView,
   ModelViewPage,
   PastRequest,
   RecoverReport,
@@ -36,7 +35,6 @@ export const api = {
   newerMessages: (session: string, anchor: number, seq: number, limit: number) =>
     invoke<StoredMessage[]>("newer_messages", { session, anchor, seq, limit }),
   messagesAround: (session: string, seq: number, limit: number) => invoke<StoredMessage[]>("messages_around", { session, seq, limit }),
-  modelView: (session: string) => invoke<ModelView>("model_view", { session }),
   modelViewPage: (session: string, offset: number, limit: number) => invoke<ModelViewPage>("model_view_page", { session, offset, limit }),
   pastRequest: (session: string, call: number) => invoke<PastRequest>("past_request", { session, call }),
   contextMeter: (session: string) => invoke<ContextMeter>("context_meter", { session }),

@@ -3,7 +3,7 @@
 use alisio_engine::agent::RecoverReport;
 use alisio_engine::compaction::CompactOutcome;
 use alisio_engine::store::SessionSummary;
-use alisio_engine::view::{ModelView, StoredMessage, StoredView};
+use alisio_engine::view::{StoredMessage, StoredView};
 use alisio_ipc::{
     Backend, CompactRequest, ConfigDocument, ConnectionReport, ContextMeter, IpcResult, PastRequest, TrimmedDiff,
 };
@@ -35,11 +35,6 @@ pub async fn older_messages(
     limit: u32,
 ) -> IpcResult<Vec<StoredMessage>> {
     backend.older_messages(&session, anchor, seq, limit)
-}
-
-#[tauri::command]
-pub async fn model_view(backend: State<'_, Backend>, session: String) -> IpcResult<ModelView> {
-    backend.model_view(&session)
 }
 
 #[tauri::command]

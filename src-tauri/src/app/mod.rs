@@ -33,7 +33,6 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::list_sessions,
             commands::stored_view,
             commands::older_messages,
-            commands::model_view,
             commands::past_request,
             commands::context_meter,
             commands::trimmed_diff,

@@ -352,13 +352,17 @@ fn range_u64(key: &str, value: u64, min: u64, max: u64) -> Result<()> {
     }
 }
 
-fn validate(c: &Config) -> Result<()> {
-    let url = c.provider.base_url.as_str();
-    if !(url.starts_with("http://") || url.starts_with("https://")) || reqwest::Url::parse(url).is_err() {
-        return Err(Error::Config(format!(
-            "provider.baseUrl = {url:?} is not an http(s) URL (for example \"http://127.0.0.1:8080/v1\")"
-        )));
+/// `url` must be an http(s) URL; the error names `key` and shows `example`.
+fn http_url(key: &str, url: &str, example: &str) -> Result<()> {
+    if (url.starts_with("http://") || url.starts_with("https://")) && reqwest::Url::parse(url).is_ok() {
+        Ok(())
+    } else {
+        Err(Error::Config(format!("{key} = {url:?} is not an http(s) URL (for example \"{example}\")")))
     }
+}
+
+fn validate(c: &Config) -> Result<()> {
+    http_url("provider.baseUrl", &c.provider.base_url, "http://127.0.0.1:8080/v1")?;
     if c.provider.model.trim().is_empty() {
         return Err(Error::Config("provider.model must not be empty".into()));
     }
@@ -367,11 +371,7 @@ fn validate(c: &Config) -> Result<()> {
     }
     for (name, profile) in &c.profiles {
         if let Some(url) = &profile.base_url {
-            if !(url.starts_with("http://") || url.starts_with("https://")) || reqwest::Url::parse(url).is_err() {
-                return Err(Error::Config(format!(
-                    "profiles.{name}.baseUrl = {url:?} is not an http(s) URL (for example \"http://127.0.0.1:11434/v1\")"
-                )));
-            }
+            http_url(&format!("profiles.{name}.baseUrl"), url, "http://127.0.0.1:11434/v1")?;
         }
         if profile.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
             return Err(Error::Config(format!("profiles.{name}.model must not be empty")));

@@ -121,9 +121,8 @@ pub fn model_view_page(
     let record = store.resolve_session(session)?;
     let (api, model, system, catalog_chars) = match record.source.as_deref() {
         Some(source) => {
-            let api = if source == "codex" { Api::Responses } else { Api::Chat };
-            let model = store.model_calls(&record.id)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
-            (api, model.unwrap_or_default(), store.imported_system_prompt(&record.id)?, 0)
+            let (api, model, system) = imported_request_shape(store, &record.id, source)?;
+            (api, model, system, 0)
         }
         None => {
             let api = config.provider.api;
@@ -160,20 +159,26 @@ pub fn model_view_page(
 /// The next request of an imported session: the source's system prompt (when it recorded one)
 /// and its live messages, in the shape of the API that agent speaks; its tools are not recorded.
 fn imported_view(store: &Store, session: &str, source: &str, live: Vec<Message>) -> Result<ModelView> {
-    let api = if source == "codex" { Api::Responses } else { Api::Chat };
-    let system = store.imported_system_prompt(session)?;
+    let (api, model, system) = imported_request_shape(store, session, source)?;
     let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
-    let model = store.model_calls(session)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
     Ok(ModelView {
         session: session.to_string(),
         api,
-        model: model.unwrap_or_default(),
+        model,
         messages: wire_messages(api, &system, live),
         tool_catalog_chars: 0,
         chars,
         estimated_tokens: estimate_tokens(chars),
         reconstructed: true,
     })
+}
+
+/// The API, model and system prompt of an imported session's requests: the shape its agent
+/// speaks, the model of its newest call, the system prompt the source recorded ("" if none).
+fn imported_request_shape(store: &Store, session: &str, source: &str) -> Result<(Api, String, String)> {
+    let api = if source == "codex" { Api::Responses } else { Api::Chat };
+    let model = store.model_calls(session)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
+    Ok((api, model.unwrap_or_default(), store.imported_system_prompt(session)?))
 }
 
 /// What a stored message is, so no reader has to guess it from its text.

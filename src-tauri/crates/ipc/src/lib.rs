@@ -19,7 +19,7 @@ use alisio_engine::provider::wire::WireItem;
 use alisio_engine::store::{ModelCallRecord, SessionSummary, Store};
 use alisio_engine::tools::Approver;
 use alisio_engine::transcript::ToolCall;
-use alisio_engine::view::{self, ModelView, StoredView};
+use alisio_engine::view::{self, StoredView};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -383,11 +383,6 @@ impl Backend {
     pub fn model_view_page(&self, session: &str, offset: u64, limit: u64) -> IpcResult<view::ModelViewPage> {
         let engine = self.engine();
         Ok(view::model_view_page(&self.store, engine.config(), session, offset, limit)?)
-    }
-
-    pub fn model_view(&self, session: &str) -> IpcResult<ModelView> {
-        let engine = self.engine();
-        Ok(view::model_view(&self.store, engine.config(), session)?)
     }
 
     /// Rebuilds exactly what a past request carried, from the records it names.

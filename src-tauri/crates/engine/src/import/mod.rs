@@ -395,6 +395,18 @@ fn upsert_session(
 ) -> Result<(String, Option<String>)> {
     let id = session_id(kind, source_id);
     let path_text = path.display().to_string();
+    // A known session whose source has not moved needs no write (a watch asks twice a second).
+    let known: Option<(Option<String>, Option<String>)> = store.read(|c| {
+        Ok(c.query_row("SELECT source_cursor, source_path FROM sessions WHERE id = ?1", [&id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?)
+    })?;
+    if let Some((cursor, stored_path)) = &known {
+        if stored_path.as_deref() == Some(path_text.as_str()) {
+            return Ok((id, cursor.clone()));
+        }
+    }
     store.write(|tx| {
         let cursor: Option<Option<String>> =
             tx.query_row("SELECT source_cursor FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
