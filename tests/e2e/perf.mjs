@@ -2,7 +2,8 @@ import { spawn, execFileSync } from "node:child_process";
 // Measures the window on a long session: time from clicking a 100,000-message session to its rows
 // on screen (5 runs); then scrolls it from its end to its first message and back to its end,
 // sampling the RSS of the app process and of WebKit's web process every 250 ms (peaks reported).
-// Usage: tests/e2e/perf.sh (creates the session with the big_session example, starts Xvfb).
+// Usage: tests/e2e/perf.sh (creates the session with the big_session example, starts Xvfb);
+// PERF_SMAPS=1 also prints the app process's largest mappings after the opens.
 import { Driver, sleep } from "./webdriver.mjs";
 const home = process.env.ALISIO_HOME;
 const td = spawn("tauri-driver", ["--port", "4444"], { env: process.env, stdio: "inherit" });
@@ -60,6 +61,7 @@ const sample = () => {
   for (const p of webPids()) peak.web = Math.max(peak.web, rss(p));
 };
 sample();
+if (process.env.PERF_SMAPS) console.log(execFileSync("bash", ["-c", `grep -E 'RssAnon|RssFile' /proc/${pid}/status; awk '/^[0-9a-f]+-[0-9a-f]+ /{name=$6} /^Rss:/{r[name]+=$2} END{for(n in r) print r[n], n}' /proc/${pid}/smaps | sort -rn | head -8`]).toString());
 console.log(`RSS after the first-paint runs: app process ${peak.app.toFixed(1)} MB, WebKit web process ${peak.web.toFixed(1)} MB`);
 peak.app = 0;
 peak.web = 0;

@@ -43,10 +43,11 @@ fn content_kind(message: &MessageMeta) -> reduction::Cuttable {
 
 /// The next request's size, from stored lengths (no contents are read).
 pub fn pressure(ctx: &Context<'_>) -> Result<Pressure> {
-    let live = ctx.store.live_meta(ctx.session_id())?;
+    // One aggregate over the index: the meter is asked on every open, of sessions of any length.
+    let (_, live_chars) = ctx.store.live_totals(ctx.session_id())?;
     let system_chars = system_prompt(ctx.config, &ctx.session.workspace).chars().count() as u64;
     Ok(Pressure {
-        reducible_chars: system_chars + live.iter().map(|m| m.chars).sum::<u64>(),
+        reducible_chars: system_chars + live_chars,
         tool_catalog_chars: tool_catalog_chars(ctx.config.provider.api),
     })
 }
