@@ -11,6 +11,8 @@ use alisio_engine::compaction::CompactOutcome;
 use alisio_engine::config::{self, LoadedConfig};
 use alisio_engine::events::{Envelope, EventSink};
 use alisio_engine::home::{alisio_home, DB_FILE};
+use alisio_engine::mcp::McpHub;
+use alisio_engine::secrets::Secrets;
 use alisio_engine::store::Store;
 use alisio_engine::tools::FixedApprover;
 use alisio_engine::{view, Error, Result};
@@ -105,6 +107,18 @@ pub enum Command {
         #[arg(long)]
         watch: bool,
     },
+    /// MCP tool servers (config `mcpServers`)
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum McpCommand {
+    /// Start each configured server, and show its status and its tools with the characters each
+    /// adds to every request
+    List,
 }
 
 #[derive(Subcommand)]
@@ -185,6 +199,9 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
         }
     };
     let result = runtime.block_on(async {
+        if let Command::Mcp { command: McpCommand::List } = command {
+            return mcp_list(&global).await;
+        }
         let read_only = matches!(
             command,
             Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } }
@@ -201,6 +218,7 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
             Command::Calls { command } => calls(&context, command).await,
             Command::Models => models(&context).await,
             Command::Import { paths, watch } => import(&context, paths, watch).await,
+            Command::Mcp { .. } => unreachable!("handled before the store is opened"),
             Command::Compact { session, lint: Some(n), .. } => {
                 let report = view::lint_compaction(&context.store, &session, n)?;
                 if context.json {
@@ -302,8 +320,28 @@ async fn run_turn(context: &Context, session: Option<String>, yes: bool, prompt:
     let cancel = interrupt_token();
     let request = TurnRequest { session, prompt, workspace, approver: Arc::new(FixedApprover(yes)) };
     let sink = PrintSink { json: context.json };
-    engine.run_turn(request, &sink, &cancel).await?;
-    Ok(())
+    let outcome = engine.run_turn(request, &sink, &cancel).await;
+    engine.mcp().shutdown().await;
+    outcome.map(|_| ())
+}
+
+/// `alisio mcp list`: every configured server started (under its startup timeout) and listed.
+async fn mcp_list(global: &GlobalArgs) -> Result<()> {
+    let mut loaded = config::load(&alisio_home(), global.config.as_deref())?;
+    if let Some(profile) = &global.profile {
+        loaded.config = config::with_profile(&loaded.raw, profile)?;
+    }
+    let config = &loaded.config;
+    let hub = McpHub::new(&config.mcp_servers, Secrets::from_config(config).env_to_remove());
+    hub.start().await;
+    let servers = hub.statuses(config.provider.api);
+    hub.shutdown().await;
+    if global.json {
+        print_json(&serde_json::json!({ "servers": servers }))
+    } else {
+        human::print_mcp_servers(&servers);
+        Ok(())
+    }
 }
 
 struct CompactArgs {
@@ -510,7 +548,18 @@ async fn sessions(context: &Context, command: SessionsCommand) -> Result<()> {
             }
         }
         SessionsCommand::Show { session, view: View::Model } => {
-            let model_view = view::model_view(&context.store, &context.loaded.config, &session)?;
+            let config = &context.loaded.config;
+            let record = context.store.resolve_session(&session)?;
+            // The MCP tools in force are part of the request: their servers are asked for them.
+            let hub = McpHub::new(&config.mcp_servers, Secrets::from_config(config).env_to_remove());
+            if record.source.is_none() && !hub.is_empty() {
+                hub.start().await;
+                for (server, error) in hub.take_failures() {
+                    eprintln!("alisio: MCP server {server} failed: {error} (its tools are not in the view)");
+                }
+            }
+            let model_view = view::model_view(&context.store, config, &record.id, &hub.tools())?;
+            hub.shutdown().await;
             if context.json {
                 print_json(&model_view)
             } else {

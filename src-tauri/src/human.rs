@@ -37,6 +37,9 @@ pub fn print_event(envelope: &Envelope) {
         Event::CompactionProposed { .. } => {}
         Event::CompactionReverted { compactions } => eprintln!("[reverted compaction record(s) {compactions:?}]"),
         Event::PluginHookFailed { plugin, hook, error } => eprintln!("[plugin {plugin} {hook} failed: {error}]"),
+        Event::McpServerFailed { server, error } => {
+            eprintln!("[MCP server {server} failed: {error}; its tools are left out, the turn goes on]")
+        }
         Event::ModelCall { .. } | Event::Error { .. } => {}
     }
     let _ = out.flush();
@@ -119,8 +122,37 @@ pub fn print_model_view(view: &ModelView) {
         view.tool_catalog_chars,
         view.estimated_tokens
     );
+    if view.tool_catalog.len() > 1 {
+        let shares: Vec<String> =
+            view.tool_catalog.iter().map(|s| format!("{} {} tools {} chars", s.server, s.tools, s.chars)).collect();
+        println!("tool catalog: {}", shares.join(" · "));
+    }
     for message in &view.messages {
         println!("\n{}", excerpt(&serde_json::to_string(message).unwrap_or_default(), 2000));
+    }
+}
+
+pub fn print_mcp_servers(servers: &[alisio_engine::mcp::ServerStatus]) {
+    if servers.is_empty() {
+        println!("no MCP servers configured (config key mcpServers)");
+    }
+    for server in servers {
+        let permission = format!("{:?}", server.permission).to_lowercase();
+        match &server.error {
+            Some(error) => {
+                println!("{} ({}, {permission}): {} — {error}", server.name, server.transport, server.status)
+            }
+            None => println!(
+                "{} ({}, {permission}): {}, {} tools",
+                server.name,
+                server.transport,
+                server.status,
+                server.tools.len()
+            ),
+        }
+        for tool in &server.tools {
+            println!("  {:<64} {:>6} chars", tool.name, tool.chars);
+        }
     }
 }
 

@@ -14,6 +14,7 @@ mod fidelity;
 mod hardening;
 mod import;
 mod ipc;
+mod mcp;
 mod profiles;
 mod real_server;
 mod tools;

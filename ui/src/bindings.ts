@@ -65,7 +65,11 @@ export type ChatCall = { id: string, type: string, function: ChatFunction, };
 
 export type ChatFunction = { name: string, arguments: string, };
 
-export type ModelView = { session: string, api: Api, model: string, messages: Array<WireItem>, toolCatalogChars: number, chars: number, estimatedTokens: number, 
+export type ModelView = { session: string, api: Api, model: string, messages: Array<WireItem>, toolCatalogChars: number, 
+/**
+ * What each source of tools adds to the request: `builtin`, then each ready MCP server.
+ */
+toolCatalog: Array<CatalogShare>, chars: number, estimatedTokens: number, 
 /**
  * An imported session's view: what that agent would send next, rebuilt from its records.
  */
@@ -112,7 +116,7 @@ fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, }
 /**
  * What the proposed checkpoint would keep of the history it replaces (I13).
  */
-fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
+fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "mcp_server_failed", server: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
 
 export type Event = { "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, 
 /**
@@ -122,7 +126,7 @@ fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, }
 /**
  * What the proposed checkpoint would keep of the history it replaces (I13).
  */
-fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
+fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "mcp_server_failed", server: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
 
 export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown";
 
@@ -290,7 +294,7 @@ export type LintReport = { compaction: number, status: Status, reason: Compactio
  */
 score: number, checked: number, missing: Array<Missing>, };
 
-export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, chars: number, estimatedTokens: number, reconstructed: boolean, };
+export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, toolCatalog: Array<CatalogShare>, chars: number, estimatedTokens: number, reconstructed: boolean, };
 
 export type FoundServer = { 
 /**
@@ -303,6 +307,34 @@ name: string, baseUrl: string, models: Array<string>,
 contextWindow: number | null, windowSource: WindowSource | null, };
 
 export type WindowSource = "provider" | "profile" | "models" | "props" | "ollama" | "lmstudio";
+
+export type CatalogShare = { 
+/**
+ * `builtin` or the MCP server's name.
+ */
+server: string, tools: number, chars: number, };
+
+export type ServerStatus = { name: string, transport: string, 
+/**
+ * `ready` | `failed` | `disabled`
+ */
+status: string, error: string | null, permission: Permission, tools: Array<ToolStatus>, };
+
+export type ToolStatus = { 
+/**
+ * The name offered to the model.
+ */
+name: string, 
+/**
+ * The server's own name for it.
+ */
+tool: string, 
+/**
+ * Characters this tool adds to the request's tool catalog.
+ */
+chars: number, };
+
+export type Permission = "allow" | "ask" | "deny";
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

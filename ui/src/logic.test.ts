@@ -164,6 +164,12 @@ describe("reduceUiEvent", () => {
     expect(effect).toEqual({ refresh: "append", error: "boom" });
     expect(reduceUiEvent(IDLE, envelope({ type: "compaction_completed" }), "s")[1].refresh).toBe("full");
   });
+
+  it("tells that an MCP server failed and that its tools leave the next request", () => {
+    const [state, effect] = reduceUiEvent(IDLE, envelope({ type: "mcp_server_failed", server: "time", error: "it exited" }), "s");
+    expect(state).toEqual(IDLE);
+    expect(effect.notice).toBe("MCP server time is not available: it exited. Its tools are left out of the next request.");
+  });
 });
 
 describe("request diffs", () => {

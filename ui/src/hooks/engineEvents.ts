@@ -47,6 +47,8 @@ export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string
       return [{ ...state, progress: `Running ${e.name}…` }, {}];
     case "compaction_skipped":
       return [{ ...state, progress: null }, { refresh: "append", notice: `Nothing compacted: ${e.reason}` }];
+    case "mcp_server_failed":
+      return [state, { notice: `MCP server ${e.server} is not available: ${e.error}. Its tools are left out of the next request.` }];
     case "compaction_failed":
       return [{ ...state, progress: null }, { refresh: "append", error: `Compaction failed: ${e.error}` }];
     case "model_call":

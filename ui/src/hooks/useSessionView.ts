@@ -3,7 +3,7 @@
 import { useCallback, useRef, useState } from "preact/hooks";
 import type { MutableRef } from "preact/hooks";
 import { api } from "../api";
-import type { ContextMeter, StoredMessage, StoredView, WireItem } from "../bindings";
+import type { CatalogShare, ContextMeter, StoredMessage, StoredView, WireItem } from "../bindings";
 import { appendAfter } from "../logic";
 
 /**
@@ -30,6 +30,8 @@ export type Wire = {
   row: (index: number) => WireItem[] | undefined;
   chars: number;
   catalog: number;
+  /** The catalog's characters per source (built-in tools, each MCP server), for the next request. */
+  catalogShares?: CatalogShare[];
   reconstructed?: boolean;
   /** Changes when rows arrive, so the list renders them. */
   version: number;
@@ -140,6 +142,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
       row,
       chars: first.chars,
       catalog: first.toolCatalogChars,
+      catalogShares: first.toolCatalog,
       reconstructed: first.reconstructed,
       version: 0,
     });

@@ -35,6 +35,12 @@ export function ModelPane(props: {
           {formatTokens(Math.ceil((wire.chars + wire.catalog) / CHARS_PER_TOKEN))}
         </span>
       </div>
+      {wire.catalogShares && wire.catalogShares.length > 1 && (
+        <div class="muted small" data-testid="catalog-shares">
+          Tool catalog by source:{" "}
+          {wire.catalogShares.map((s) => `${s.server} ${s.tools} tools ${formatChars(s.chars)}`).join(" · ")}
+        </div>
+      )}
       {wire.reconstructed && (
         <div class="notice small" data-testid="reconstructed">
           Reconstructed from the agent's own records: what it would send next, without its tool catalog (not recorded in its session files).

@@ -81,7 +81,7 @@ fn requests(config: &Config, run: usize) -> Result<[serde_json::Value; 3], BoxEr
             format!("{}: {}{}\n", m.role.as_str(), m.content, calls)
         })
         .collect();
-    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &session.workspace), live);
+    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &session.workspace), live, &[]);
     let live_body = build_body(
         &config.provider,
         &prepared.wire,

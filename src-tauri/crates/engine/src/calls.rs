@@ -244,7 +244,12 @@ pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Res
         tool_choice_none: params.get("toolChoice").and_then(Value::as_str) == Some("none"),
     };
     // An imported call's tools were not recorded by its agent: none are rebuilt.
-    let tools = if is_reconstructed(call) { Value::Array(Vec::new()) } else { catalog_json(api, &catalog()) };
+    let tools = if is_reconstructed(call) {
+        Value::Array(Vec::new())
+    } else {
+        // MCP tools offered with the built-ins were recorded with the call.
+        store.model_call_tools(call.id)?.unwrap_or_else(|| catalog_json(api, &catalog()))
+    };
     Ok((build_body(&provider, &wire, &tools, options), response))
 }
 

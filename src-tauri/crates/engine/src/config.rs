@@ -23,6 +23,42 @@ pub struct Config {
     /// Named provider settings (I12); `activeProfile` (or `--profile`) selects one.
     pub profiles: std::collections::BTreeMap<String, ProfileConfig>,
     pub active_profile: Option<String>,
+    /// MCP tool servers (I10), by name.
+    pub mcp_servers: std::collections::BTreeMap<String, McpServerConfig>,
+}
+
+/// One MCP server: a child process speaking stdio (`command`) or a streamable-HTTP endpoint (`url`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpServerConfig {
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub env: std::collections::BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    pub url: Option<String>,
+    /// Header values, literal or `env:NAME` (read from the environment when the server starts).
+    pub headers: std::collections::BTreeMap<String, String>,
+    pub enabled: bool,
+    pub startup_timeout_ms: u64,
+    pub tool_timeout_ms: u64,
+    pub permission: Permission,
+}
+
+impl Default for McpServerConfig {
+    fn default() -> Self {
+        Self {
+            command: None,
+            args: Vec::new(),
+            env: Default::default(),
+            cwd: None,
+            url: None,
+            headers: Default::default(),
+            enabled: true,
+            startup_timeout_ms: 10_000,
+            tool_timeout_ms: 120_000,
+            permission: Permission::Ask,
+        }
+    }
 }
 
 /// A connection profile: the provider values it sets (absent ones keep `provider`'s).
@@ -196,6 +232,7 @@ pub struct PluginConfig {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Permission {
     Allow,
@@ -229,6 +266,7 @@ impl Default for Config {
             instructions: None,
             profiles: Default::default(),
             active_profile: None,
+            mcp_servers: Default::default(),
         }
     }
 }
@@ -406,6 +444,9 @@ fn validate(c: &Config) -> Result<()> {
     }
     range_u64("limits.maxStepsPerTurn", c.limits.max_steps_per_turn.into(), 1, 10_000)?;
     range_u64("pluginHooks.timeoutMs", c.plugin_hooks.timeout_ms, 1, 600_000)?;
+    for (name, server) in &c.mcp_servers {
+        validate_mcp_server(name, server)?;
+    }
     for (i, plugin) in c.plugins.iter().enumerate() {
         if !plugin.builtin && plugin.command.is_none() {
             return Err(Error::Config(format!(
@@ -414,6 +455,61 @@ fn validate(c: &Config) -> Result<()> {
             )));
         }
     }
+    Ok(())
+}
+
+/// Where `command` would be run from: a path (relative ones against `cwd`) that is an executable
+/// file, or the first executable of that name on `PATH`.
+pub fn find_command(command: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if command.contains('/') {
+        let path = match cwd {
+            Some(dir) if Path::new(command).is_relative() => dir.join(command),
+            _ => PathBuf::from(command),
+        };
+        return executable(&path).then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(command)).find(|p| executable(p))
+}
+
+fn validate_mcp_server(name: &str, s: &McpServerConfig) -> Result<()> {
+    let key = format!("mcpServers.{name}");
+    if name.trim().is_empty() {
+        return Err(Error::Config("mcpServers: a server needs a non-empty name".into()));
+    }
+    match (&s.command, &s.url) {
+        (Some(_), Some(_)) => {
+            return Err(Error::Config(format!("{key} has both \"command\" and \"url\"; give one (stdio or HTTP)")))
+        }
+        (None, None) => {
+            return Err(Error::Config(format!(
+                "{key} needs a \"command\" (a stdio server, e.g. \"mcp-server-time\") or a \"url\" (streamable HTTP)"
+            )))
+        }
+        (Some(command), None) => {
+            if s.enabled && find_command(command, s.cwd.as_deref()).is_none() {
+                return Err(Error::Config(format!(
+                    "{key}.command = {command:?} is not found (not an executable path, nor on PATH)"
+                )));
+            }
+        }
+        (None, Some(url)) => http_url(&format!("{key}.url"), url, "http://127.0.0.1:9000/mcp")?,
+    }
+    if let Some(cwd) = &s.cwd {
+        if !cwd.is_dir() {
+            return Err(Error::Config(format!("{key}.cwd = {} is not a directory", cwd.display())));
+        }
+    }
+    for (header, value) in &s.headers {
+        if let Some(var) = value.strip_prefix("env:") {
+            if s.enabled && std::env::var_os(var).is_none() {
+                return Err(Error::Config(format!("{key}.headers.{header} refers to {var}, which is not set")));
+            }
+        }
+    }
+    range_u64(&format!("{key}.startupTimeoutMs"), s.startup_timeout_ms, 100, 600_000)?;
+    range_u64(&format!("{key}.toolTimeoutMs"), s.tool_timeout_ms, 100, 3_600_000)?;
     Ok(())
 }
 

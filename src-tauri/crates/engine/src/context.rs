@@ -5,6 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::events::{Envelope, Event, EventSink};
+use crate::mcp::McpHub;
 use crate::model::ModelCaller;
 use crate::secrets::Secrets;
 use crate::store::{Session, Store};
@@ -15,6 +16,8 @@ pub struct Context<'a> {
     pub model: &'a ModelCaller,
     /// Values redacted from everything stored, shown or sent.
     pub secrets: &'a Secrets,
+    /// The MCP servers whose tools each request offers beside the built-in ones.
+    pub mcp: &'a McpHub,
     pub session: &'a Session,
     pub sink: &'a dyn EventSink,
     pub cancel: &'a CancellationToken,
@@ -23,6 +26,11 @@ pub struct Context<'a> {
 impl Context<'_> {
     pub fn session_id(&self) -> &str {
         &self.session.id
+    }
+
+    /// The catalog entries of the MCP tools in force now (servers that are ready).
+    pub fn mcp_specs(&self) -> Vec<crate::tools::ToolSpec> {
+        self.mcp.tools().iter().map(crate::mcp::spec).collect()
     }
 
     /// Records the event in the session's event log, then hands it to the sink; secrets are

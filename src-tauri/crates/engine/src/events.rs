@@ -105,6 +105,11 @@ pub enum Event {
         hook: String,
         error: String,
     },
+    /// An MCP server did not start or stopped answering; its tools leave the next request (I10).
+    McpServerFailed {
+        server: String,
+        error: String,
+    },
     ToolStarted {
         call_id: String,
         name: String,
@@ -146,6 +151,7 @@ impl Event {
             | Event::CompactionSkipped { reason: text }
             | Event::CompactionFailed { error: text }
             | Event::PluginHookFailed { error: text, .. }
+            | Event::McpServerFailed { error: text, .. }
             | Event::TextDelta { text }
             | Event::TurnCompleted { text }
             | Event::Error { message: text } => redact(text),

@@ -16,6 +16,7 @@ pub mod events;
 pub mod fidelity;
 pub mod home;
 pub mod import;
+pub mod mcp;
 pub mod model;
 pub mod provider;
 pub mod secrets;

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::claim::SessionClaim;
 use crate::config::{Api, Config};
 use crate::error::Result;
+use crate::mcp::{CatalogShare, McpTool};
 use crate::provider::wire::WireItem;
 use crate::provider::wire_messages;
 use crate::store::compactions::CompactionDocument;
@@ -43,8 +44,9 @@ pub struct PreparedRequest {
 }
 
 impl PreparedRequest {
-    pub fn build(api: Api, system: String, live: Vec<Message>) -> Self {
-        let tools = tools::catalog_json(api, &tools::catalog());
+    /// `extra`: the MCP tools offered after the built-in ones.
+    pub fn build(api: Api, system: String, live: Vec<Message>, extra: &[tools::ToolSpec]) -> Self {
+        let tools = tools::request_tools(api, extra);
         let tool_catalog_chars = tools::catalog_chars(&tools);
         let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
         let ranges = seq_ranges(live.iter().map(|m| m.seq));
@@ -67,20 +69,44 @@ pub struct ModelView {
     pub model: String,
     pub messages: Vec<WireItem>,
     pub tool_catalog_chars: u64,
+    /// What each source of tools adds to the request: `builtin`, then each ready MCP server.
+    pub tool_catalog: Vec<CatalogShare>,
     pub chars: u64,
     pub estimated_tokens: u64,
     /// An imported session's view: what that agent would send next, rebuilt from its records.
     pub reconstructed: bool,
 }
 
-pub fn model_view(store: &Store, config: &Config, session: &str) -> Result<ModelView> {
+/// The tool catalog's characters per source: the built-in tools (with the array's brackets), then
+/// each MCP server's; they add up to the whole catalog.
+pub fn catalog_shares(api: Api, mcp: &[McpTool]) -> Vec<CatalogShare> {
+    let builtin = tools::catalog();
+    let chars = tools::catalog_chars(&tools::catalog_json(api, &builtin));
+    let mut shares = vec![CatalogShare { server: "builtin".into(), tools: builtin.len() as u64, chars }];
+    for tool in mcp {
+        let chars = tools::added_tool_chars(api, &crate::mcp::spec(tool));
+        match shares.iter_mut().find(|s| s.server == tool.server) {
+            Some(share) => {
+                share.tools += 1;
+                share.chars += chars;
+            }
+            None => shares.push(CatalogShare { server: tool.server.clone(), tools: 1, chars }),
+        }
+    }
+    shares
+}
+
+/// The next request of `session`; `mcp`: the MCP tools in force (ready servers).
+pub fn model_view(store: &Store, config: &Config, session: &str, mcp: &[McpTool]) -> Result<ModelView> {
     let record = store.resolve_session(session)?;
     let live = store.live_messages(&record.id)?;
     if let Some(source) = record.source.as_deref() {
         return imported_view(store, &record.id, source, live);
     }
-    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live);
+    let specs: Vec<tools::ToolSpec> = mcp.iter().map(crate::mcp::spec).collect();
+    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live, &specs);
     Ok(ModelView {
+        tool_catalog: catalog_shares(config.provider.api, mcp),
         session: record.id,
         api: config.provider.api,
         model: config.provider.model.clone(),
@@ -106,6 +132,7 @@ pub struct ModelViewPage {
     pub offset: u64,
     pub rows: Vec<Vec<WireItem>>,
     pub tool_catalog_chars: u64,
+    pub tool_catalog: Vec<CatalogShare>,
     pub chars: u64,
     pub estimated_tokens: u64,
     pub reconstructed: bool,
@@ -117,17 +144,20 @@ pub fn model_view_page(
     session: &str,
     offset: u64,
     limit: u64,
+    mcp: &[McpTool],
 ) -> Result<ModelViewPage> {
     let record = store.resolve_session(session)?;
-    let (api, model, system, catalog_chars) = match record.source.as_deref() {
+    let (api, model, system, catalog_chars, shares) = match record.source.as_deref() {
         Some(source) => {
             let (api, model, system) = imported_request_shape(store, &record.id, source)?;
-            (api, model, system, 0)
+            (api, model, system, 0, Vec::new())
         }
         None => {
             let api = config.provider.api;
-            let catalog = tools::catalog_chars(&tools::catalog_json(api, &tools::catalog()));
-            (api, config.provider.model.clone(), system_prompt(config, &record.workspace), catalog)
+            let specs: Vec<tools::ToolSpec> = mcp.iter().map(crate::mcp::spec).collect();
+            let catalog = tools::tool_catalog_chars(api, &specs);
+            let shares = catalog_shares(api, mcp);
+            (api, config.provider.model.clone(), system_prompt(config, &record.workspace), catalog, shares)
         }
     };
     let (live, live_chars) = store.live_totals(&record.id)?;
@@ -150,6 +180,7 @@ pub fn model_view_page(
         offset,
         rows,
         tool_catalog_chars: catalog_chars,
+        tool_catalog: shares,
         estimated_tokens: estimate_tokens(chars + catalog_chars),
         chars,
         reconstructed: record.source.is_some(),
@@ -167,6 +198,7 @@ fn imported_view(store: &Store, session: &str, source: &str, live: Vec<Message>)
         model,
         messages: wire_messages(api, &system, live),
         tool_catalog_chars: 0,
+        tool_catalog: Vec::new(),
         chars,
         estimated_tokens: estimate_tokens(chars),
         reconstructed: true,
@@ -466,11 +498,11 @@ mod tests {
     fn model_view_pages_add_up_to_the_model_view() {
         let (_dir, store, session) = crate::store::store_with_messages(10);
         let config = crate::config::Config::default();
-        let whole = super::model_view(&store, &config, &session.id).unwrap();
+        let whole = super::model_view(&store, &config, &session.id, &[]).unwrap();
         let mut rows = Vec::new();
         let mut offset = 0;
         loop {
-            let page = super::model_view_page(&store, &config, &session.id, offset, 4).unwrap();
+            let page = super::model_view_page(&store, &config, &session.id, offset, 4, &[]).unwrap();
             assert_eq!(page.total_rows, 11);
             assert_eq!((page.chars, page.tool_catalog_chars), (whole.chars, whole.tool_catalog_chars));
             if page.rows.is_empty() {

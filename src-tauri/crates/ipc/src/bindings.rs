@@ -33,6 +33,7 @@ pub fn typescript() -> String {
         e::import::ImportFailure, e::import::Skipped, e::import::Position, e::import::SourceKind,
         e::import::SourceSummary, e::import::SourceLocation, e::fidelity::Fidelity, e::fidelity::Missing,
         e::fidelity::MissingKind, e::view::LintReport, e::view::ModelViewPage, e::provider::finder::FoundServer, e::provider::WindowSource,
+        e::mcp::CatalogShare, e::mcp::ServerStatus, e::mcp::ToolStatus, e::config::Permission,
     );
     let mut file = String::from(
         "// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.\n\

@@ -382,7 +382,7 @@ impl Backend {
     /// Rows `offset..offset + limit` of the model view, with its totals.
     pub fn model_view_page(&self, session: &str, offset: u64, limit: u64) -> IpcResult<view::ModelViewPage> {
         let engine = self.engine();
-        Ok(view::model_view_page(&self.store, engine.config(), session, offset, limit)?)
+        Ok(view::model_view_page(&self.store, engine.config(), session, offset, limit, &engine.mcp().tools())?)
     }
 
     /// Rebuilds exactly what a past request carried, from the records it names.
@@ -402,6 +402,8 @@ impl Backend {
     pub async fn context_meter(&self, session: &str) -> IpcResult<ContextMeter> {
         let engine = self.engine();
         let record = self.store.resolve_session(session)?;
+        // The meter counts the MCP tools in force: their servers start with the first session shown.
+        engine.mcp().start().await;
         let pressure = engine.pressure(&record)?;
         let window = engine.window().await;
         let (window_tokens, window_source) = match window {

@@ -18,6 +18,7 @@ use crate::config::Config;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Envelope, Event, EventSink};
+use crate::mcp::McpHub;
 use crate::model::{ModelCaller, ModelClient, Outgoing, Purpose};
 use crate::provider::{Completion, Provider, RequestOptions};
 use crate::secrets::Secrets;
@@ -47,6 +48,7 @@ pub struct Engine {
     model: ModelCaller,
     plugins: Vec<Box<dyn CompactionPlugin>>,
     secrets: Secrets,
+    mcp: Arc<McpHub>,
 }
 
 pub struct TurnRequest {
@@ -92,11 +94,17 @@ impl Engine {
         let plugins = plugins::from_config(&config.plugins, &home)?;
         let model = ModelCaller::new(config.provider.clone(), config.limits.max_context_chars, client);
         let secrets = Secrets::from_config(&config);
-        Ok(Self { config, store, model, plugins, secrets })
+        let mcp = Arc::new(McpHub::new(&config.mcp_servers, secrets.env_to_remove()));
+        Ok(Self { config, store, model, plugins, secrets, mcp })
     }
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The configured MCP servers (started by the first turn, or by [`McpHub::start`]).
+    pub fn mcp(&self) -> &Arc<McpHub> {
+        &self.mcp
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -128,6 +136,7 @@ impl Engine {
             config: &self.config,
             model: &self.model,
             secrets: &self.secrets,
+            mcp: &self.mcp,
             session,
             sink,
             cancel,
@@ -175,6 +184,7 @@ impl Engine {
         };
         let prompt = self.secrets.redact(&request.prompt).into_owned();
         self.store.write(|tx| append_message(tx, &session.id, &NewMessage::user(prompt)))?;
+        self.mcp.start().await;
 
         let limits = &self.config.limits;
         let mut strategy = strategy_for(&self.config, &self.plugins);
@@ -189,6 +199,7 @@ impl Engine {
                     )));
                 }
             }
+            report_mcp_failures(ctx);
             strategy.before_call(ctx).await?;
             let Step { completion, request_chars, journal } = call_model(ctx).await?;
             tokens_used +=
@@ -356,7 +367,12 @@ struct Step {
 async fn call_model(ctx: &Context<'_>) -> Result<Step> {
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
-    let prepared = PreparedRequest::build(ctx.config.provider.api, system_prompt(ctx.config, &session.workspace), live);
+    let prepared = PreparedRequest::build(
+        ctx.config.provider.api,
+        system_prompt(ctx.config, &session.workspace),
+        live,
+        &ctx.mcp_specs(),
+    );
     let options = RequestOptions { max_tokens: ctx.config.limits.max_output_tokens, tool_choice_none: false };
     // Streamed text is shown as it arrives, less any secret (which may arrive split in pieces).
     let mut stream = ctx.secrets.stream();
@@ -446,8 +462,24 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[(&ToolCall, i64)])
             store_result(ctx, journal_id, call, ToolOutput::error(CANCELLED_RESULT.into()))?;
             continue;
         }
-        let output = match env.check_permission(call).await {
+        let mcp = call.name.starts_with("mcp__").then(|| ctx.mcp.route(&call.name));
+        let permitted = match &mcp {
+            None => env.check_permission(call).await,
+            Some(None) => Err(ToolOutput::error(format!(
+                "the MCP tool `{}` is not available: its server is not running",
+                call.name
+            ))),
+            Some(Some((server, setting))) => {
+                env.check(call, &format!("mcpServers.{server}.permission"), *setting).await
+            }
+        };
+        let output = match permitted {
             Err(refusal) => refusal,
+            Ok(()) if mcp.is_some() => {
+                ctx.store.mark_tool_started(journal_id)?;
+                ctx.emit(Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
+                ctx.mcp.call(&call.name, &call.arguments, ctx.cancel).await
+            }
             Ok(()) => {
                 ctx.store.mark_tool_started(journal_id)?;
                 ctx.emit(Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
@@ -467,6 +499,13 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[(&ToolCall, i64)])
         return Err(Error::Cancelled);
     }
     Ok(())
+}
+
+/// Reports each MCP server that failed since the last step, once (its tools are already gone).
+fn report_mcp_failures(ctx: &Context<'_>) {
+    for (server, error) in ctx.mcp.take_failures() {
+        ctx.emit(Event::McpServerFailed { server, error });
+    }
 }
 
 /// Stores a call's result (without secrets) and finishes its journal row, in one transaction.

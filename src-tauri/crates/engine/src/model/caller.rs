@@ -147,6 +147,7 @@ impl ModelCaller {
             system_prompt: &prepared.system,
             message_ranges: &prepared.ranges,
             params: &params,
+            tools: (prepared.tools != crate::tools::request_tools(self.config.api, &[])).then_some(&prepared.tools),
             tool_catalog_chars: prepared.tool_catalog_chars,
             request_chars,
             estimated_tokens: estimate_tokens(request_chars),
@@ -177,6 +178,7 @@ impl ModelCaller {
         let mut params = original.params.clone();
         params["replayOf"] = json!(original.id);
         let ranges: Vec<[i64; 2]> = serde_json::from_value(original.message_ranges.clone())?;
+        let tools = store.model_call_tools(original.id)?;
         let call_id = store.insert_model_call(&ModelCallStart {
             session,
             purpose: Purpose::Replay.as_str(),
@@ -185,6 +187,7 @@ impl ModelCaller {
             system_prompt,
             message_ranges: &ranges,
             params: &params,
+            tools: tools.as_ref(),
             tool_catalog_chars: original.tool_catalog_chars,
             request_chars: original.request_chars,
             estimated_tokens: original.estimated_tokens,

@@ -127,9 +127,20 @@ pub struct Provider {
     api_key: Option<String>,
 }
 
+/// An HTTP client builder with TLS ready: one rustls with the `ring` provider for every client in
+/// the process (model servers, MCP servers), installed on first use.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    static TLS: std::sync::Once = std::sync::Once::new();
+    TLS.call_once(|| {
+        // Another part of the process may have installed one already; either serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+}
+
 impl Provider {
     pub fn new(config: &ProviderConfig) -> Result<Self> {
-        let http = reqwest::Client::builder()
+        let http = http_client_builder()
             .connect_timeout(Duration::from_secs(10))
             .read_timeout(Duration::from_millis(config.timeout_ms))
             .user_agent(concat!("alisio/", env!("CARGO_PKG_VERSION")))

@@ -18,6 +18,8 @@ pub struct ModelCallStart<'a> {
     pub system_prompt: &'a str,
     pub message_ranges: &'a [[i64; 2]],
     pub params: &'a serde_json::Value,
+    /// The request's `tools` when they were not the built-in catalog alone.
+    pub tools: Option<&'a serde_json::Value>,
     pub tool_catalog_chars: u64,
     pub request_chars: u64,
     pub estimated_tokens: u64,
@@ -99,8 +101,8 @@ impl Store {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
-                     tool_catalog_chars, request_chars, estimated_tokens, started_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     tool_catalog_chars, request_chars, estimated_tokens, started_at, tools)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     call.session,
                     call.purpose,
@@ -113,6 +115,7 @@ impl Store {
                     call.request_chars as i64,
                     call.estimated_tokens as i64,
                     call.started_at,
+                    call.tools.map(|t| t.to_string()),
                 ],
             )?;
             Ok(tx.last_insert_rowid())
@@ -164,6 +167,15 @@ impl Store {
                     Ok((r.get(0)?, r.get(1)?))
                 })?;
             Ok((system, response.and_then(|r| serde_json::from_str(&r).ok())))
+        })
+    }
+
+    /// The `tools` a call carried when they were not the built-in catalog alone.
+    pub fn model_call_tools(&self, id: i64) -> Result<Option<serde_json::Value>> {
+        self.read(|conn| {
+            let tools: Option<String> =
+                conn.query_row("SELECT tools FROM model_calls WHERE id = ?1", [id], |r| r.get(0))?;
+            Ok(tools.and_then(|t| serde_json::from_str(&t).ok()))
         })
     }
 

@@ -42,9 +42,10 @@ impl ToolOutput {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
-    pub name: &'static str,
-    pub description: &'static str,
+    pub name: String,
+    pub description: String,
     pub parameters: Value,
 }
 
@@ -53,33 +54,33 @@ pub fn catalog() -> Vec<ToolSpec> {
     let path = json!({"type": "string", "description": "Path relative to the workspace root"});
     vec![
         ToolSpec {
-            name: "read_file",
-            description: "Read a text file from the workspace.",
+            name: "read_file".into(),
+            description: "Read a text file from the workspace.".into(),
             parameters: json!({"type": "object", "properties": {"path": path}, "required": ["path"], "additionalProperties": false}),
         },
         ToolSpec {
-            name: "write_file",
-            description: "Create or overwrite a file in the workspace with the given content.",
+            name: "write_file".into(),
+            description: "Create or overwrite a file in the workspace with the given content.".into(),
             parameters: json!({"type": "object", "properties": {"path": path, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false}),
         },
         ToolSpec {
-            name: "edit_file",
-            description: "Replace the single occurrence of `old` with `new` in a workspace file.",
+            name: "edit_file".into(),
+            description: "Replace the single occurrence of `old` with `new` in a workspace file.".into(),
             parameters: json!({"type": "object", "properties": {"path": path, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["path", "old", "new"], "additionalProperties": false}),
         },
         ToolSpec {
-            name: "list_dir",
-            description: "List the entries of a workspace directory (directories end with /).",
+            name: "list_dir".into(),
+            description: "List the entries of a workspace directory (directories end with /).".into(),
             parameters: json!({"type": "object", "properties": {"path": path}, "required": ["path"], "additionalProperties": false}),
         },
         ToolSpec {
-            name: "grep",
-            description: "Search files under a workspace path (default: the whole workspace) for a regular expression; prints path:line:text.",
+            name: "grep".into(),
+            description: "Search files under a workspace path (default: the whole workspace) for a regular expression; prints path:line:text.".into(),
             parameters: json!({"type": "object", "properties": {"pattern": {"type": "string"}, "path": path}, "required": ["pattern"], "additionalProperties": false}),
         },
         ToolSpec {
-            name: "shell",
-            description: "Run a shell command (sh -c) in the workspace root. Output is stdout, then stderr, then the exit code.",
+            name: "shell".into(),
+            description: "Run a shell command (sh -c) in the workspace root. Output is stdout, then stderr, then the exit code.".into(),
             parameters: json!({"type": "object", "properties": {"command": {"type": "string"}, "timeoutMs": {"type": "integer", "minimum": 1, "description": "Default 120000"}}, "required": ["command"], "additionalProperties": false}),
         },
     ]
@@ -97,9 +98,22 @@ pub fn catalog_json(api: Api, specs: &[ToolSpec]) -> Value {
     Value::Array(tools)
 }
 
+/// The `tools` array of a request: the built-in tools, then `extra` (the MCP tools in force).
+pub fn request_tools(api: Api, extra: &[ToolSpec]) -> Value {
+    let mut specs = catalog();
+    specs.extend_from_slice(extra);
+    catalog_json(api, &specs)
+}
+
 /// Characters of the serialized tool catalog (what every request carries).
-pub fn tool_catalog_chars(api: Api) -> u64 {
-    catalog_chars(&catalog_json(api, &catalog()))
+pub fn tool_catalog_chars(api: Api, extra: &[ToolSpec]) -> u64 {
+    catalog_chars(&request_tools(api, extra))
+}
+
+/// Characters one tool appended after the built-in ones adds to a `tools` array: its entry and
+/// the comma before it (so the built-in array plus each added tool is the whole catalog).
+pub fn added_tool_chars(api: Api, spec: &ToolSpec) -> u64 {
+    catalog_chars(&catalog_json(api, std::slice::from_ref(spec))) - 2 + 1
 }
 
 /// Characters of a serialized `tools` array.
@@ -182,6 +196,11 @@ impl ToolEnv {
     pub async fn check_permission(&self, call: &ToolCall) -> Result<(), ToolOutput> {
         let Some(key) = permission_key(&call.name) else { return Ok(()) };
         let setting = if key == "permissions.shell" { self.permissions.shell } else { self.permissions.write };
+        self.check(call, key, setting).await
+    }
+
+    /// Applies `setting` (read from `key`) to `call`: allowed, refused, or asked of the approver.
+    pub async fn check(&self, call: &ToolCall, key: &str, setting: Permission) -> Result<(), ToolOutput> {
         match setting {
             Permission::Allow => Ok(()),
             Permission::Deny => {
