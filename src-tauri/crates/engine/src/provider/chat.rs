@@ -210,4 +210,29 @@ mod tests {
         assert_eq!((answer.usage.prompt_tokens, answer.usage.cached_tokens), (Some(5), Some(3)));
         assert!(parse_completion(&serde_json::json!({"object": "list"})).unwrap_err().contains("without `choices`"));
     }
+
+    #[test]
+    fn usage_is_read_from_each_servers_shape() {
+        let usage = |body: serde_json::Value| parse_completion(&body).unwrap().usage;
+        let choice = serde_json::json!([{"message": {"content": "x"}, "finish_reason": "stop"}]);
+        // OpenAI and vLLM: prompt_tokens_details.cached_tokens.
+        let vllm = usage(serde_json::json!({"choices": choice, "usage": {"prompt_tokens": 900, "completion_tokens": 5,
+            "prompt_tokens_details": {"cached_tokens": 896}}}));
+        assert_eq!((vllm.prompt_tokens, vllm.cached_tokens, vllm.completion_tokens), (Some(900), Some(896), Some(5)));
+        // llama.cpp: timings.cache_n beside a usage without details.
+        let llama =
+            usage(serde_json::json!({"choices": choice, "usage": {"prompt_tokens": 120, "completion_tokens": 3},
+            "timings": {"cache_n": 100, "prompt_n": 20, "prompt_ms": 8.0, "predicted_n": 3}}));
+        assert_eq!((llama.prompt_tokens, llama.cached_tokens, llama.prompt_ms), (Some(120), Some(100), Some(8.0)));
+        // Ollama: its own counters where usage is missing (no cached figure: none is reported).
+        let ollama = usage(serde_json::json!({"choices": choice, "prompt_eval_count": 42, "eval_count": 7,
+            "prompt_eval_duration": 12_500_000u64}));
+        assert_eq!((ollama.prompt_tokens, ollama.completion_tokens, ollama.cached_tokens), (Some(42), Some(7), None));
+        assert_eq!(ollama.prompt_ms, Some(12.5));
+        // LM Studio: plain usage.
+        let lmstudio = usage(
+            serde_json::json!({"choices": choice, "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}),
+        );
+        assert_eq!((lmstudio.prompt_tokens, lmstudio.cached_tokens), (Some(10), None));
+    }
 }

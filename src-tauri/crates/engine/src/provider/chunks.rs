@@ -24,8 +24,22 @@ pub struct ChatChunk {
     pub usage: Option<ChatUsage>,
     #[serde(default, deserialize_with = "lenient")]
     pub timings: Option<LlamaTimings>,
+    /// Ollama's own counters, where an answer carries them beside (or instead of) `usage`.
+    #[serde(flatten)]
+    pub ollama: OllamaCounters,
     #[serde(default)]
     pub error: Option<Value>,
+}
+
+/// Ollama's per-request figures (`prompt_eval_count`, `eval_count`, durations in nanoseconds).
+#[derive(Debug, Default, Deserialize)]
+pub struct OllamaCounters {
+    #[serde(default, deserialize_with = "lenient")]
+    pub prompt_eval_count: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub prompt_eval_duration: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub eval_count: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -104,6 +118,10 @@ impl ChatChunk {
             usage.cached_tokens = u.prompt_tokens_details.as_ref().and_then(|d| d.cached_tokens);
         }
         usage.merge_llama_timings(self.timings.as_ref());
+        let ollama = &self.ollama;
+        usage.prompt_tokens = usage.prompt_tokens.or(ollama.prompt_eval_count);
+        usage.completion_tokens = usage.completion_tokens.or(ollama.eval_count);
+        usage.prompt_ms = usage.prompt_ms.or(ollama.prompt_eval_duration.map(|ns| ns as f64 / 1e6));
         usage
     }
 }
