@@ -3,7 +3,9 @@
 //! of the JSON array in SCRIPT (streamed or whole, as asked), prints its base URL on the first line
 //! of stdout, and serves every request body so far at `GET {base}/__received` until it is killed.
 //! An entry is a text answer (`"…"`), or `{"text"?, "calls"?: [{"id", "name", "arguments"}],
-//! "usage"?: [prompt, completion, cached]}`.
+//! "usage"?: [prompt, completion, cached]}`. With `PORT` (`scripted-server SCRIPT.json PORT`) it
+//! listens there and lists one model, `e2e-local` with a 32,768-token window, at `GET /v1/models`
+//! (as a local server found by Settings → Find servers).
 
 #[allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 #[path = "suite/support/server.rs"]
@@ -49,7 +51,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: scripted-server SCRIPT.json")?;
     let entries: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
     let script = entries.iter().map(reply).collect::<Result<Vec<_>, _>>()?;
-    let server = ScriptedServer::start(script).await;
+    let port: Option<u16> = std::env::args().nth(2).map(|p| p.parse()).transpose()?;
+    let server = ScriptedServer::start_on(port.unwrap_or(0), script).await;
+    if port.is_some() {
+        server.set_models(serde_json::json!({"object": "list", "data": [{"id": "e2e-local", "object": "model", "context_length": 32768}]}));
+    }
     println!("{}", server.base_url);
     std::future::pending::<()>().await;
     Ok(())

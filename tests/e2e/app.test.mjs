@@ -43,10 +43,10 @@ async function shot(name) {
 }
 
 /** The suite's scripted model server (tests/scripted_server.rs), answering `texts` in order. */
-async function startScriptedServer(texts) {
-  const script = path.join(home, "script.json");
+async function startScriptedServer(texts, port) {
+  const script = path.join(home, `script-${port ?? "any"}.json`);
   fs.writeFileSync(script, JSON.stringify(texts));
-  const child = spawn(scriptedServer, [script], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(scriptedServer, port ? [script, String(port)] : [script], { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (chunk) => {
@@ -239,6 +239,58 @@ async function importFlow() {
   assert.equal(await driver.execute("return document.querySelector('[data-testid=stored-view]').dataset.marker"), marker, "the view was not rebuilt");
   const session = cli("sessions", "list").find((s) => s.source === "codex");
   assert.equal(session.sourcePath, followed);
+}
+
+test("settings: a server found on a usual port becomes a profile, tested, and a bad value is refused", async () => {
+  // LM Studio's usual port; the finder asks it for /v1/models like the real server answers.
+  const local = await startScriptedServer(["unused"], 1234);
+  try {
+    await settingsFlow();
+  } catch (error) {
+    fs.writeFileSync(path.join(os.tmpdir(), "alisio-e2e-failure.png"), await driver.screenshot().catch(() => Buffer.alloc(0)));
+    throw error;
+  } finally {
+    local.close();
+  }
+});
+
+async function settingsFlow() {
+  await driver.click(await driver.waitFor("[data-testid=open-settings]"));
+  await driver.waitFor("[data-testid=settings-dialog]");
+  await driver.click(await driver.waitFor("[data-testid=find-servers]"));
+  await driver.waitFor("[data-testid=found-server]", { text: "127.0.0.1:1234", timeoutMs: 20_000 });
+  const found = await driver.findAll("[data-testid=found-server]");
+  let lmstudio = null;
+  for (const row of found) if ((await driver.text(row)).includes(":1234")) lmstudio = row;
+  assert.match(await driver.text(lmstudio), /LM Studio .* 1 model · window 32,768/);
+  await driver.click(await driver.findIn(lmstudio, "[data-testid=use-server]"));
+  await driver.waitFor("[data-testid=settings-message]", { text: 'Profile "lmstudio" saved and active' });
+  const saved = JSON.parse(fs.readFileSync(path.join(home, "config.json"), "utf8"));
+  assert.deepEqual(saved.profiles.lmstudio, { baseUrl: "http://127.0.0.1:1234/v1", model: "e2e-local", apiKeyEnv: null });
+  assert.equal(saved.activeProfile, "lmstudio");
+  await shot("settings-profile");
+
+  // The profile's card: tested, the discovered window offered as the field's placeholder.
+  const card = await driver.waitFor("[data-testid=profile-card][data-profile=lmstudio]");
+  await driver.click(await driver.findIn(card, "[data-testid=profile-test]"));
+  await driver.waitFor("[data-testid=profile-card][data-profile=lmstudio] [data-testid=profile-test-result]", { text: "Connected to http://127.0.0.1:1234/v1: e2e-local; context window 32768" });
+  assert.equal(await driver.execute("return document.querySelector('[data-testid=profile-card][data-profile=lmstudio] [data-testid=profile-window]').placeholder"), "discovered: 32768");
+
+  // A bad value is refused naming the key, and nothing is written.
+  const url = await driver.findIn(card, "[data-testid=profile-base-url]");
+  await driver.clear(url);
+  await driver.type(url, "localhost:1234");
+  await driver.click(await driver.waitFor("[data-testid=settings-save]"));
+  await driver.waitFor("[data-testid=settings-message]", { text: "profiles.lmstudio.baseUrl" });
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, "config.json"), "utf8")), saved);
+
+  // Permissions and MCP servers are forms too.
+  await driver.click(await driver.waitFor("[data-testid=settings-tab-permissions]"));
+  await driver.waitFor("[data-testid=permission-shell]");
+  await driver.click(await driver.waitFor("[data-testid=settings-tab-mcp]"));
+  await driver.type(await driver.waitFor("[data-testid=new-mcp-name]"), "time");
+  await driver.click(await driver.waitFor("[data-testid=add-mcp]"));
+  await driver.waitFor("[data-testid=mcp-card]", { text: "time" });
 }
 
 async function sessionId() {

@@ -63,6 +63,16 @@ export class Driver {
     throw new Error(`timed out waiting for ${css}${text ? ` containing ${JSON.stringify(text)}` : ""}`);
   }
 
+  /** The first element below element `id` that matches `css`. */
+  async findIn(id, css) {
+    const found = await this.cmd("POST", `/element/${id}/element`, { using: "css selector", value: css });
+    return found[ELEMENT];
+  }
+
+  async clear(id) {
+    await this.cmd("POST", `/element/${id}/clear`, {});
+  }
+
   async click(id) {
     await this.cmd("POST", `/element/${id}/click`, {});
   }

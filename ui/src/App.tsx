@@ -4,7 +4,8 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import type { JournalEntry, TrimmedDiff } from "./bindings";
-import { CompactDialog, ImportDialog, ProposalDialog, SettingsDialog } from "./dialogs";
+import { CompactDialog, ImportDialog, ProposalDialog } from "./dialogs";
+import { SettingsDialog } from "./settings";
 import { useFeedback } from "./hooks/useAction";
 import { useEngineEvents } from "./hooks/useEngineEvents";
 import { useActions, type DialogState } from "./hooks/useActions";

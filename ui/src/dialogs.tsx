@@ -1,8 +1,8 @@
-// The window's dialogs: compact with a focus, a proposed checkpoint to edit, the settings.
-import { useEffect, useState } from "preact/hooks";
+// The window's dialogs: compact with a focus, a proposed checkpoint to edit, import (settings: settings.tsx).
+import { useState } from "preact/hooks";
 import { api, errorMessage } from "./api";
-import type { Fidelity, FoundServer, ImportOutcome, JsonValue, Missing } from "./bindings";
-import { addToCheckpoint, profileName, withProfile } from "./logic";
+import type { Fidelity, ImportOutcome, Missing } from "./bindings";
+import { addToCheckpoint } from "./logic";
 import { Dialog, FidelityReport } from "./components";
 
 export function CompactDialog(props: { onClose: () => void; onCompact: (focus: string | null, preview: boolean) => void }) {
@@ -57,61 +57,6 @@ export function ProposalDialog(props: {
         <button onClick={() => props.onApply(text)} data-testid="proposal-apply">Apply</button>
         <button class="secondary" onClick={props.onDiscard} data-testid="proposal-discard">Discard</button>
       </div>
-    </Dialog>
-  );
-}
-
-export function SettingsDialog(props: { onClose: () => void; onSaved: () => void }) {
-  const [text, setText] = useState("");
-  const [path, setPath] = useState("");
-  const [effective, setEffective] = useState("");
-  const [message, setMessage] = useState<string | null>(null);
-  useEffect(() => {
-    api.getConfig().then((doc) => {
-      setText(JSON.stringify(doc.raw, null, 2));
-      setEffective(JSON.stringify(doc.effective, null, 2));
-      setPath(doc.path);
-    }).catch((e) => setMessage(errorMessage(e)));
-  }, []);
-  const parsed = () => {
-    try {
-      return JSON.parse(text || "{}");
-    } catch (e) {
-      setMessage(`Not valid JSON: ${errorMessage(e)}`);
-      return null;
-    }
-  };
-  return (
-    <Dialog title="Settings" onClose={props.onClose} testId="settings-dialog">
-      <p class="muted">
-        {path} — provider, compaction, cacheCompact, limits and permissions. Values are checked like the CLI does.
-      </p>
-      <textarea class="editor" value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} data-testid="settings-editor" />
-      {message && <div class="notice" data-testid="settings-message">{message}</div>}
-      <div class="row">
-        <button onClick={async () => { const raw = parsed(); if (raw === null) return; try { const doc = await api.saveConfig(raw); setEffective(JSON.stringify(doc.effective, null, 2)); setMessage("Saved."); props.onSaved(); } catch (e) { setMessage(errorMessage(e)); } }} data-testid="settings-save">Save</button>
-        <button class="secondary" onClick={async () => { const raw = parsed(); if (raw === null) return; try { const r = await api.testConnection(raw); setMessage(`Connected to ${r.baseUrl}: ${r.models.join(", ") || "no models listed"}; context window ${r.contextWindow ?? "unknown"}`); } catch (e) { setMessage(errorMessage(e)); } }} data-testid="settings-test">Test connection</button>
-      </div>
-      <ServerFinder
-        onUse={async (server) => {
-          const raw = parsed();
-          if (raw === null) return;
-          const next = withProfile(raw, server);
-          try {
-            const doc = await api.saveConfig(next as JsonValue);
-            setText(JSON.stringify(next, null, 2));
-            setEffective(JSON.stringify(doc.effective, null, 2));
-            setMessage(`Profile "${profileName(server)}" saved and active: ${server.baseUrl}, model ${server.models[0] ?? "default"}.`);
-            props.onSaved();
-          } catch (e) {
-            setMessage(errorMessage(e));
-          }
-        }}
-      />
-      <details>
-        <summary>Effective configuration (defaults filled in)</summary>
-        <pre class="content">{effective}</pre>
-      </details>
     </Dialog>
   );
 }
@@ -183,42 +128,5 @@ export function ImportDialog(props: { initial?: string; onClose: () => void; onI
         </div>
       )}
     </Dialog>
-  );
-}
-
-/**
- * Settings → Find servers: the usual local ports (llama.cpp 8080, Ollama 11434, LM Studio 1234,
- * vLLM 8000) asked at once; each server that answers is listed with its models and window, and
- * one click makes it a profile (saved and active).
- */
-function ServerFinder(props: { onUse: (server: FoundServer) => void }) {
-  const [found, setFound] = useState<FoundServer[] | null>(null);
-  const [busy, setBusy] = useState(false);
-  const find = async () => {
-    setBusy(true);
-    try {
-      setFound(await api.findServers());
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <div class="finder" data-testid="server-finder">
-      <button class="secondary" onClick={find} disabled={busy} data-testid="find-servers">
-        {busy ? "Looking on 127.0.0.1…" : "Find servers"}
-      </button>
-      {found && found.length === 0 && <div class="muted small">Nothing answers on 127.0.0.1 ports 8080, 11434, 1234 or 8000.</div>}
-      {found?.map((s) => (
-        <div class="row" key={s.baseUrl} data-testid="found-server">
-          <span>
-            <strong>{s.name}</strong> {s.baseUrl} · {s.models.length} model{s.models.length === 1 ? "" : "s"}
-            {s.contextWindow ? ` · window ${s.contextWindow.toLocaleString("en-US")} (${s.windowSource})` : ""}
-          </span>
-          <button onClick={() => props.onUse(s)} data-testid="use-server">
-            Use as profile
-          </button>
-        </div>
-      ))}
-    </div>
   );
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
+import { getIn, numberValue, setIn } from "./logic";
 import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
 
 let seq = 0;
@@ -289,3 +290,23 @@ describe("found servers", () => {
     });
   });
 });
+
+describe("settings forms", () => {
+  it("reads and writes nested keys without touching the original, and blank removes a key", () => {
+    const doc = { provider: { model: "a" }, profiles: { local: { baseUrl: "http://127.0.0.1:8080/v1" } } };
+    const next = setIn(doc, ["profiles", "local", "contextWindow"], 8192);
+    expect(getIn(next, ["profiles", "local", "contextWindow"])).toBe(8192);
+    expect(getIn(next, ["profiles", "local", "baseUrl"])).toBe("http://127.0.0.1:8080/v1");
+    expect(getIn(doc, ["profiles", "local", "contextWindow"])).toBeUndefined();
+    expect(getIn(setIn(next, ["profiles", "local", "contextWindow"], undefined), ["profiles", "local"])).toEqual({ baseUrl: "http://127.0.0.1:8080/v1" });
+    expect(getIn(setIn({}, ["limits", "maxTokens"], 5), ["limits"])).toEqual({ maxTokens: 5 });
+    expect(getIn(doc, ["nothing", "here"])).toBeUndefined();
+  });
+
+  it("turns number fields into values: blank is unset, garbage is refused", () => {
+    expect(numberValue(" 32768 ")).toBe(32768);
+    expect(numberValue("")).toBeUndefined();
+    expect(numberValue("12k")).toBeNull();
+  });
+});
+

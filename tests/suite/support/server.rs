@@ -93,7 +93,14 @@ pub struct ScriptedServer {
 
 impl ScriptedServer {
     pub async fn start(script: Vec<Reply>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::start_on(0, script).await
+    }
+
+    /// On a given port of 127.0.0.1 (0: any free one).
+    pub async fn start_on(port: u16, script: Vec<Reply>) -> Self {
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .await
+            .unwrap_or_else(|e| panic!("cannot listen on 127.0.0.1:{port}: {e}"));
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(Mutex::new(State { script: script.into(), ..Default::default() }));
         let shared = state.clone();
