@@ -3,7 +3,7 @@
 // its own component; every action goes through `feedback.act` (progress, error, refresh).
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "./api";
-import type { JournalEntry, TrimmedDiff } from "./bindings";
+import type { FoundServer, JournalEntry, JsonValue, TrimmedDiff } from "./bindings";
 import { CompactDialog, ImportDialog, ProposalDialog } from "./dialogs";
 import { SettingsDialog } from "./settings";
 import { useFeedback } from "./hooks/useAction";
@@ -13,8 +13,8 @@ import { useSessions } from "./hooks/useSessions";
 import { useSessionView } from "./hooks/useSessionView";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useStoredRows } from "./hooks/useStoredRows";
-import { readOnlyReason } from "./logic";
-import { StatusLines, UncertainBanner } from "./panes/Banners";
+import { profileName, readOnlyReason, withProfile } from "./logic";
+import { FoundServersBanner, StatusLines, UncertainBanner } from "./panes/Banners";
 import { Composer } from "./panes/Composer";
 import { Inspector } from "./panes/Inspector";
 import { ModelPane } from "./panes/ModelPane";
@@ -70,7 +70,18 @@ export function App() {
   useEffect(() => {
     // On a first start the engine produces the demo session before the list is shown.
     feedback.act(() => api.ensureDemo(), { busy: "Preparing…" });
+    // With no config file yet, the usual local ports are asked for a model server to use.
+    api.getConfig().then((doc) => {
+      if (Object.keys((doc.raw ?? {}) as object).length === 0) api.findServers().then(setFound, () => {});
+    }, () => {});
   }, []);
+  const [found, setFound] = useState<FoundServer[]>([]);
+  const useFound = (server: FoundServer) =>
+    feedback.act(async () => {
+      await api.saveConfig(withProfile({}, server) as JsonValue);
+      setFound([]);
+      return server;
+    }, { notice: (s) => `Profile "${profileName(s)}" saved and active: ${s.baseUrl}, model ${s.models[0] ?? "default"}.` });
 
   useEffect(() => {
     view.clear();
@@ -150,6 +161,7 @@ export function App() {
           onUndo={undo}
         />
 
+        <FoundServersBanner found={found} onUse={useFound} onDismiss={() => setFound([])} />
         <UncertainBanner pending={pending} onAcknowledge={acknowledge} />
         <StatusLines
           busy={feedback.busy ?? live.progress}

@@ -1,5 +1,26 @@
 // Status lines above the pane: the uncertain-result banner, progress, errors and notices.
-import type { JournalEntry } from "../bindings";
+import type { FoundServer, JournalEntry } from "../bindings";
+
+/** First start (no config file yet): the model servers found on the usual local ports, one click each. */
+export function FoundServersBanner(props: { found: FoundServer[]; onUse: (server: FoundServer) => void; onDismiss: () => void }) {
+  if (props.found.length === 0) return null;
+  return (
+    <div class="banner" data-testid="first-start-servers">
+      <div>
+        <strong>Model servers on this machine:</strong>{" "}
+        {props.found.map((s) => (
+          <button class="secondary" onClick={() => props.onUse(s)} data-testid="first-start-use">
+            Use {s.name} ({s.baseUrl}, {s.models[0] ?? "default"}
+            {s.contextWindow ? `, window ${s.contextWindow.toLocaleString("en-US")}` : ""})
+          </button>
+        ))}
+      </div>
+      <button class="link" onClick={props.onDismiss}>
+        dismiss
+      </button>
+    </div>
+  );
+}
 
 export function UncertainBanner(props: { pending: JournalEntry[]; onAcknowledge: () => void }) {
   const { pending } = props;
