@@ -15,7 +15,7 @@ use alisio_engine::mcp::McpHub;
 use alisio_engine::secrets::Secrets;
 use alisio_engine::store::Store;
 use alisio_engine::tools::FixedApprover;
-use alisio_engine::{view, Error, Result};
+use alisio_engine::{export, telemetry, view, Error, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use tokio_util::sync::CancellationToken;
 
@@ -149,6 +149,19 @@ pub enum SessionsCommand {
         #[arg(long, value_enum, default_value_t = View::Stored)]
         view: View,
     },
+    /// Export a session: Markdown for people, versioned JSON (stored view + ledger), or OTLP traces
+    /// to the configured endpoint; secrets are redacted unless --no-redact
+    Export {
+        session: String,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Write here instead of stdout (markdown, json)
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Keep secrets as they are
+        #[arg(long)]
+        no_redact: bool,
+    },
     /// Record uncertain tool results as "result unknown" (re-runs nothing)
     Recover {
         session: String,
@@ -156,6 +169,13 @@ pub enum SessionsCommand {
         #[arg(long)]
         acknowledge: bool,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+    Otlp,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -204,8 +224,9 @@ pub fn run(command: Command, global: GlobalArgs) -> i32 {
         }
         let read_only = matches!(
             command,
-            Command::Sessions { command: SessionsCommand::List | SessionsCommand::Show { .. } }
-                | Command::Compact { lint: Some(_), .. }
+            Command::Sessions {
+                command: SessionsCommand::List | SessionsCommand::Show { .. } | SessionsCommand::Export { .. }
+            } | Command::Compact { lint: Some(_), .. }
                 | Command::Models
                 | Command::Calls {
                     command: CallsCommand::List { .. } | CallsCommand::Show { .. } | CallsCommand::Diff { .. }
@@ -320,9 +341,54 @@ async fn run_turn(context: &Context, session: Option<String>, yes: bool, prompt:
     let cancel = interrupt_token();
     let request = TurnRequest { session, prompt, workspace, approver: Arc::new(FixedApprover(yes)) };
     let sink = PrintSink { json: context.json };
+    let known = request.session.clone();
     let outcome = engine.run_turn(request, &sink, &cancel).await;
     engine.mcp().shutdown().await;
+    let session = outcome.as_ref().map(|o| o.session.clone()).ok().or(known);
+    engine.flush_telemetry(session.as_deref(), &sink).await;
     outcome.map(|_| ())
+}
+
+/// `alisio sessions export`: the document to stdout or `--output`, the redaction count to stderr.
+async fn export_session(
+    context: &Context,
+    session: &str,
+    format: ExportFormat,
+    output: Option<PathBuf>,
+    redacting: bool,
+) -> Result<()> {
+    let record = context.store.resolve_session(session)?;
+    let exported = match format {
+        ExportFormat::Markdown => export::markdown_export(&context.store, &record.id, redacting)?,
+        ExportFormat::Json => export::json_export(&context.store, &record.id, redacting)?,
+        ExportFormat::Otlp => {
+            let config = &context.loaded.config.telemetry.otlp;
+            let report = telemetry::export_session(config, &context.store, &record.id, redacting).await?;
+            eprintln!("alisio: {}", report.redactions.summary());
+            println!(
+                "sent {} spans in {} traces of session {} to {}",
+                report.spans, report.traces, record.id, report.endpoint
+            );
+            return Ok(());
+        }
+    };
+    if let Some(found) = &exported.redactions {
+        eprintln!("alisio: {}", found.summary());
+    }
+    match output {
+        Some(path) => {
+            let tmp = path.with_extension("alisio-tmp");
+            std::fs::write(&tmp, &exported.text)
+                .and_then(|()| std::fs::rename(&tmp, &path))
+                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+            eprintln!("alisio: wrote {}", path.display());
+            Ok(())
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(exported.text.as_bytes()).map_err(|e| Error::io("cannot write to stdout", e))
+        }
+    }
 }
 
 /// `alisio mcp list`: every configured server started (under its startup timeout) and listed.
@@ -566,6 +632,9 @@ async fn sessions(context: &Context, command: SessionsCommand) -> Result<()> {
                 human::print_model_view(&model_view);
                 Ok(())
             }
+        }
+        SessionsCommand::Export { session, format, output, no_redact } => {
+            export_session(context, &session, format, output, !no_redact).await
         }
         SessionsCommand::Recover { session, acknowledge } => {
             let engine = context.engine()?;

@@ -37,6 +37,11 @@ pub fn print_event(envelope: &Envelope) {
         Event::CompactionProposed { .. } => {}
         Event::CompactionReverted { compactions } => eprintln!("[reverted compaction record(s) {compactions:?}]"),
         Event::PluginHookFailed { plugin, hook, error } => eprintln!("[plugin {plugin} {hook} failed: {error}]"),
+        Event::TelemetryFailed { endpoint, error } => {
+            eprintln!(
+                "[telemetry: the collector at {endpoint} did not take the spans: {error}; the turn is not affected]"
+            )
+        }
         Event::McpServerFailed { server, error } => {
             eprintln!("[MCP server {server} failed: {error}; its tools are left out, the turn goes on]")
         }

@@ -17,5 +17,6 @@ mod ipc;
 mod mcp;
 mod profiles;
 mod real_server;
+mod share;
 mod tools;
 mod uncertain;

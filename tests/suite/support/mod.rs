@@ -1,6 +1,7 @@
 //! Test support: a scripted model server, a temporary `$ALISIO_HOME` and workspace, and a runner
 //! for the real `alisio` binary.
 
+pub mod otlp;
 pub mod server;
 
 use std::path::{Path, PathBuf};

@@ -25,6 +25,39 @@ pub struct Config {
     pub active_profile: Option<String>,
     /// MCP tool servers (I10), by name.
     pub mcp_servers: std::collections::BTreeMap<String, McpServerConfig>,
+    /// Traces to a team's trace store (I9).
+    pub telemetry: TelemetryConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TelemetryConfig {
+    pub otlp: OtlpConfig,
+}
+
+/// An OTLP/HTTP trace endpoint; without `endpoint` nothing is exported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OtlpConfig {
+    pub endpoint: Option<String>,
+    pub protocol: String,
+    /// Header values, literal or `env:NAME` (read from the environment).
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Attach message content (redacted) to the spans.
+    pub content: bool,
+    pub service_name: String,
+}
+
+impl Default for OtlpConfig {
+    fn default() -> Self {
+        Self {
+            endpoint: None,
+            protocol: "http/protobuf".into(),
+            headers: Default::default(),
+            content: false,
+            service_name: "alisio".into(),
+        }
+    }
 }
 
 /// One MCP server: a child process speaking stdio (`command`) or a streamable-HTTP endpoint (`url`).
@@ -267,6 +300,7 @@ impl Default for Config {
             profiles: Default::default(),
             active_profile: None,
             mcp_servers: Default::default(),
+            telemetry: TelemetryConfig::default(),
         }
     }
 }
@@ -447,12 +481,38 @@ fn validate(c: &Config) -> Result<()> {
     for (name, server) in &c.mcp_servers {
         validate_mcp_server(name, server)?;
     }
+    validate_otlp(&c.telemetry.otlp)?;
     for (i, plugin) in c.plugins.iter().enumerate() {
         if !plugin.builtin && plugin.command.is_none() {
             return Err(Error::Config(format!(
                 "plugins[{i}] ({}) needs either \"builtin\": true or a \"command\"",
                 plugin.name
             )));
+        }
+    }
+    Ok(())
+}
+
+fn validate_otlp(o: &OtlpConfig) -> Result<()> {
+    if let Some(endpoint) = &o.endpoint {
+        http_url("telemetry.otlp.endpoint", endpoint, "http://127.0.0.1:4318/v1/traces")?;
+    }
+    if o.protocol != "http/protobuf" {
+        return Err(Error::Config(format!(
+            "telemetry.otlp.protocol = {:?} is not supported; use \"http/protobuf\"",
+            o.protocol
+        )));
+    }
+    if o.service_name.trim().is_empty() {
+        return Err(Error::Config("telemetry.otlp.serviceName must not be empty".into()));
+    }
+    for (header, value) in &o.headers {
+        if let Some(var) = value.strip_prefix("env:") {
+            if o.endpoint.is_some() && std::env::var_os(var).is_none() {
+                return Err(Error::Config(format!(
+                    "telemetry.otlp.headers.{header} refers to {var}, which is not set"
+                )));
+            }
         }
     }
     Ok(())

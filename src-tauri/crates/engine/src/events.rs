@@ -105,6 +105,12 @@ pub enum Event {
         hook: String,
         error: String,
     },
+    /// The OTLP collector did not take spans (reported once per process; later spans are dropped
+    /// and counted).
+    TelemetryFailed {
+        endpoint: String,
+        error: String,
+    },
     /// An MCP server did not start or stopped answering; its tools leave the next request (I10).
     McpServerFailed {
         server: String,
@@ -152,6 +158,7 @@ impl Event {
             | Event::CompactionFailed { error: text }
             | Event::PluginHookFailed { error: text, .. }
             | Event::McpServerFailed { error: text, .. }
+            | Event::TelemetryFailed { error: text, .. }
             | Event::TextDelta { text }
             | Event::TurnCompleted { text }
             | Event::Error { message: text } => redact(text),

@@ -25,6 +25,7 @@ use crate::secrets::Secrets;
 use crate::store::journal::{self, Finish, JournalEntry, JournalState};
 use crate::store::sessions::append_message;
 use crate::store::{Session, Store};
+use crate::telemetry::Telemetry;
 use crate::tools::{Approver, ToolEnv, ToolOutput};
 use crate::transcript::{NewMessage, ToolCall};
 use crate::view::{system_prompt, PreparedRequest};
@@ -49,6 +50,7 @@ pub struct Engine {
     plugins: Vec<Box<dyn CompactionPlugin>>,
     secrets: Secrets,
     mcp: Arc<McpHub>,
+    telemetry: Arc<Telemetry>,
 }
 
 pub struct TurnRequest {
@@ -95,11 +97,35 @@ impl Engine {
         let model = ModelCaller::new(config.provider.clone(), config.limits.max_context_chars, client);
         let secrets = Secrets::from_config(&config);
         let mcp = Arc::new(McpHub::new(&config.mcp_servers, secrets.env_to_remove()));
-        Ok(Self { config, store, model, plugins, secrets, mcp })
+        let telemetry = Arc::new(Telemetry::new(&config.telemetry.otlp)?);
+        Ok(Self { config, store, model, plugins, secrets, mcp, telemetry })
     }
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The OTLP pipeline (off without `telemetry.otlp.endpoint`).
+    pub fn telemetry(&self) -> &Arc<Telemetry> {
+        &self.telemetry
+    }
+
+    /// Sends the spans still queued (a process about to exit), bounded by the export timeout, and
+    /// reports a collector failure as an event of `session` once.
+    pub async fn flush_telemetry(&self, session: Option<&str>, sink: &dyn EventSink) {
+        if !self.telemetry.enabled() {
+            return;
+        }
+        let telemetry = self.telemetry.clone();
+        let _ = tokio::task::spawn_blocking(move || telemetry.flush()).await;
+        let Some((endpoint, error)) = self.telemetry.take_failure() else { return };
+        match session.and_then(|id| self.store.resolve_session(id).ok()) {
+            Some(record) => {
+                let cancel = CancellationToken::new();
+                self.context(&record, sink, &cancel).emit(Event::TelemetryFailed { endpoint, error });
+            }
+            None => tracing::warn!("telemetry: the collector at {endpoint} did not take the spans: {error}"),
+        }
     }
 
     /// The configured MCP servers (started by the first turn, or by [`McpHub::start`]).
@@ -164,9 +190,15 @@ impl Engine {
         let _claim = self.claim(&session, "run")?;
         let ctx = self.context(&session, sink, cancel);
         ctx.emit(Event::Session { id: session.id.clone() });
+        let first_seq = self.store.next_seq(&session.id)?;
         let result = self.run_turn_in(&ctx, &request).await;
         if let Err(err) = &result {
             ctx.emit(Event::Error { message: err.to_string() });
+        }
+        // The turn's spans, from what was recorded (queued; the exporter sends them in the background).
+        self.telemetry.export_turn(&self.store, &session.id, first_seq);
+        if let Some((endpoint, error)) = self.telemetry.take_failure() {
+            ctx.emit(Event::TelemetryFailed { endpoint, error });
         }
         result
     }

@@ -130,12 +130,17 @@ pub struct Provider {
 /// An HTTP client builder with TLS ready: one rustls with the `ring` provider for every client in
 /// the process (model servers, MCP servers), installed on first use.
 pub fn http_client_builder() -> reqwest::ClientBuilder {
+    ensure_tls();
+    reqwest::Client::builder()
+}
+
+/// Installs rustls's `ring` provider as the process default (once) before any client is built.
+pub fn ensure_tls() {
     static TLS: std::sync::Once = std::sync::Once::new();
     TLS.call_once(|| {
         // Another part of the process may have installed one already; either serves.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
-    reqwest::Client::builder()
 }
 
 impl Provider {

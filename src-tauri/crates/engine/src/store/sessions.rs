@@ -242,6 +242,17 @@ impl Store {
         })
     }
 
+    /// The seq the next stored message of the session will get.
+    pub fn next_seq(&self, session: &str) -> Result<i64> {
+        self.read(|conn| {
+            Ok(conn.query_row(
+                "SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1",
+                [session],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
     /// Live messages `offset..offset + limit` in transcript order (a page of the model view).
     pub fn live_page(&self, session: &str, offset: u64, limit: u64) -> Result<Vec<Message>> {
         self.read(|conn| {

@@ -1,0 +1,473 @@
+//! Traces to a team's trace store (I9) with the OpenTelemetry SDK over OTLP/HTTP (protobuf).
+//!
+//! Spans are built from what the store recorded — messages, the ledger, the tool journal and the
+//! compaction records, each with its own timestamps — so a turn just run (exported when it ends)
+//! and a past session (`sessions export --format otlp`) come out the same way: one trace per turn,
+//! `invoke_agent alisio` with `chat {model}`, `execute_tool {name}` and `compaction {reason}`
+//! children, following the GenAI semantic conventions. Export never blocks a turn: spans go to the
+//! SDK's batch processor (a bounded queue on its own thread); a collector that fails is reported
+//! once (a log line, and an event through [`Telemetry::take_failure`]) and the spans of failed
+//! batches are counted as dropped.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt, Tracer as _, TracerProvider as _};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider, SpanData, SpanExporter};
+use opentelemetry_sdk::Resource;
+use serde_json::Value;
+
+use crate::calls;
+use crate::config::OtlpConfig;
+use crate::error::{Error, Result};
+use crate::redact::{redact, redact_json, Redactions};
+use crate::store::{ModelCallRecord, Store};
+use crate::transcript::{estimate_tokens, Role};
+use crate::view::stored_view;
+
+/// Spans waiting for export at most; past this they are dropped (and counted by the SDK).
+const QUEUE: usize = 4096;
+/// How long one export may take.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One span to export, with its children.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpanRecord {
+    pub name: String,
+    pub kind: SpanKind,
+    pub start: SystemTime,
+    pub end: SystemTime,
+    pub attributes: Vec<KeyValue>,
+    pub error: Option<String>,
+    pub children: Vec<SpanRecord>,
+}
+
+impl SpanRecord {
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(SpanRecord::count).sum::<usize>()
+    }
+}
+
+/// The OTLP pipeline of one process (absent without an endpoint).
+pub struct Telemetry {
+    pipeline: Option<Pipeline>,
+    content: bool,
+}
+
+struct Pipeline {
+    provider: SdkTracerProvider,
+    state: Arc<ExportState>,
+}
+
+#[derive(Debug, Default)]
+struct ExportState {
+    endpoint: String,
+    failed: AtomicBool,
+    unreported: Mutex<Option<String>>,
+    sent: AtomicU64,
+    dropped: AtomicU64,
+}
+
+/// What `sessions export --format otlp` sent.
+#[derive(Debug, Clone)]
+pub struct ExportReport {
+    pub endpoint: String,
+    pub traces: usize,
+    pub spans: usize,
+    pub redactions: Redactions,
+}
+
+impl Telemetry {
+    pub fn off() -> Self {
+        Self { pipeline: None, content: false }
+    }
+
+    /// The pipeline for `config` (off without an endpoint). Header values `env:NAME` are read now.
+    pub fn new(config: &OtlpConfig) -> Result<Self> {
+        let Some(endpoint) = &config.endpoint else { return Ok(Self::off()) };
+        crate::provider::ensure_tls();
+        let mut headers = HashMap::new();
+        for (name, value) in &config.headers {
+            let value = match value.strip_prefix("env:") {
+                Some(var) => std::env::var(var).map_err(|_| {
+                    Error::Config(format!("telemetry.otlp.headers.{name} refers to {var}, which is not set"))
+                })?,
+                None => value.clone(),
+            };
+            headers.insert(name.clone(), value);
+        }
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(endpoint.clone())
+            .with_headers(headers)
+            .with_timeout(EXPORT_TIMEOUT)
+            .build()
+            .map_err(|e| Error::Config(format!("telemetry.otlp: cannot set up the exporter: {e}")))?;
+        let state = Arc::new(ExportState { endpoint: endpoint.clone(), ..ExportState::default() });
+        let processor = BatchSpanProcessor::builder(Reporting { inner: exporter, state: state.clone() })
+            .with_batch_config(
+                BatchConfigBuilder::default()
+                    .with_max_queue_size(QUEUE)
+                    .with_scheduled_delay(Duration::from_millis(500))
+                    .build(),
+            )
+            .build();
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(processor)
+            .with_resource(Resource::builder().with_service_name(config.service_name.clone()).build())
+            .build();
+        Ok(Self { pipeline: Some(Pipeline { provider, state }), content: config.content })
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.pipeline.is_some()
+    }
+
+    /// Queues the traces of the turn that began with user message `from_seq` (non-blocking).
+    pub fn export_turn(&self, store: &Store, session: &str, from_seq: i64) {
+        if !self.enabled() {
+            return;
+        }
+        match session_traces(store, session, Some(from_seq), self.content, true) {
+            Ok((traces, _)) => self.emit(&traces),
+            Err(err) => tracing::warn!("telemetry: cannot read the turn's records: {err}"),
+        }
+    }
+
+    /// Hands spans to the batch processor.
+    pub fn emit(&self, traces: &[SpanRecord]) {
+        let Some(pipeline) = &self.pipeline else { return };
+        let tracer = pipeline.provider.tracer("alisio");
+        for root in traces {
+            emit_span(&tracer, root, &Context::new());
+        }
+    }
+
+    /// Sends what is queued now (blocking, bounded by the export timeout); call off async threads.
+    pub fn flush(&self) {
+        if let Some(pipeline) = &self.pipeline {
+            let _ = pipeline.provider.force_flush();
+        }
+    }
+
+    /// A failure not reported yet: `(endpoint, error)`, once per process.
+    pub fn take_failure(&self) -> Option<(String, String)> {
+        let pipeline = self.pipeline.as_ref()?;
+        let error = lock(&pipeline.state.unreported).take()?;
+        Some((pipeline.state.endpoint.clone(), error))
+    }
+
+    /// Spans sent and dropped so far.
+    pub fn counts(&self) -> (u64, u64) {
+        self.pipeline
+            .as_ref()
+            .map_or((0, 0), |p| (p.state.sent.load(Ordering::Relaxed), p.state.dropped.load(Ordering::Relaxed)))
+    }
+
+    /// Flushes and stops the pipeline, logging the spans dropped (blocking; off async threads).
+    pub fn shutdown(&self) {
+        let Some(pipeline) = &self.pipeline else { return };
+        let _ = pipeline.provider.shutdown();
+        let dropped = pipeline.state.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            tracing::warn!("telemetry: {dropped} spans could not be sent to {}", pipeline.state.endpoint);
+        }
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        let _ = self.provider.shutdown();
+    }
+}
+
+/// `alisio sessions export --format otlp`: every turn of a past session, with the times the ledger
+/// recorded; fails when the collector did not take them.
+pub async fn export_session(
+    config: &OtlpConfig,
+    store: &Store,
+    session: &str,
+    redacting: bool,
+) -> Result<ExportReport> {
+    let Some(endpoint) = config.endpoint.clone() else {
+        return Err(Error::Config(
+            "telemetry.otlp.endpoint is not set: say where to send the traces (for example \"http://127.0.0.1:4318/v1/traces\")".into(),
+        ));
+    };
+    let (traces, redactions) = session_traces(store, session, None, config.content, redacting)?;
+    let spans = traces.iter().map(SpanRecord::count).sum();
+    let config = config.clone();
+    let count = traces.len();
+    let (sent, failure) = tokio::task::spawn_blocking(move || -> Result<(u64, Option<String>)> {
+        let telemetry = Telemetry::new(&config)?;
+        telemetry.emit(&traces);
+        telemetry.flush();
+        let failure = telemetry.take_failure().map(|(_, e)| e);
+        let (sent, _) = telemetry.counts();
+        telemetry.shutdown();
+        Ok((sent, failure))
+    })
+    .await
+    .map_err(|e| Error::Provider(format!("the OTLP export stopped: {e}")))??;
+    if let Some(error) = failure {
+        return Err(Error::Provider(format!("the traces were not accepted by {endpoint}: {error}")));
+    }
+    if (sent as usize) < spans {
+        return Err(Error::Provider(format!("only {sent} of {spans} spans reached {endpoint}")));
+    }
+    Ok(ExportReport { endpoint, traces: count, spans, redactions })
+}
+
+/// Wraps the OTLP exporter: counts what was sent and dropped, and keeps the first failure.
+#[derive(Debug)]
+struct Reporting {
+    inner: opentelemetry_otlp::SpanExporter,
+    state: Arc<ExportState>,
+}
+
+impl SpanExporter for Reporting {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let n = batch.len() as u64;
+        let result = self.inner.export(batch).await;
+        match &result {
+            Ok(()) => {
+                self.state.sent.fetch_add(n, Ordering::Relaxed);
+            }
+            Err(err) => {
+                self.state.dropped.fetch_add(n, Ordering::Relaxed);
+                if !self.state.failed.swap(true, Ordering::Relaxed) {
+                    let error = err.to_string();
+                    tracing::warn!(
+                        "telemetry: the collector at {} did not take {n} spans ({error}); later failures are not logged",
+                        self.state.endpoint
+                    );
+                    *lock(&self.state.unreported) = Some(error);
+                }
+            }
+        }
+        result
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
+    }
+}
+
+fn emit_span(tracer: &opentelemetry_sdk::trace::SdkTracer, record: &SpanRecord, parent: &Context) {
+    let mut span = tracer
+        .span_builder(record.name.clone())
+        .with_kind(record.kind.clone())
+        .with_start_time(record.start)
+        .with_attributes(record.attributes.clone())
+        .start_with_context(tracer, parent);
+    if let Some(error) = &record.error {
+        span.set_status(Status::error(error.clone()));
+    }
+    let cx = parent.with_span(span);
+    for child in &record.children {
+        emit_span(tracer, child, &cx);
+    }
+    cx.span().end_with_timestamp(record.end);
+}
+
+/// The traces of a session (or of the turn starting at user message `from_seq`): one root
+/// `invoke_agent alisio` per turn. With `content`, the messages sent and received are attached
+/// (redacted unless `redacting` is off).
+pub fn session_traces(
+    store: &Store,
+    session: &str,
+    from_seq: Option<i64>,
+    content: bool,
+    redacting: bool,
+) -> Result<(Vec<SpanRecord>, Redactions)> {
+    let view = stored_view(store, session)?;
+    let id = view.session.id.clone();
+    let model_calls = &view.model_calls;
+    let mut found = Redactions::default();
+    // A turn begins at each prompt the user typed (not a checkpoint or a generated message).
+    let prompts: Vec<(i64, SystemTime)> = view
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User && m.created_by.is_none() && !m.summary)
+        .filter_map(|m| Some((m.seq, time(&m.created_at)?)))
+        .collect();
+    let mut traces = Vec::new();
+    for (i, &(seq, start)) in prompts.iter().enumerate() {
+        if from_seq.is_some_and(|from| seq < from) {
+            continue;
+        }
+        let until = prompts.get(i + 1).map(|&(_, t)| t);
+        let within = |t: SystemTime| t >= start && until.is_none_or(|u| t < u);
+        let mut children = Vec::new();
+        for call in model_calls.iter().filter(|c| time(&c.started_at).is_some_and(within)) {
+            children.push(chat_span(store, &id, call, content, redacting, &mut found)?);
+        }
+        for entry in view.tool_calls.iter().filter(|e| time(&e.requested_at).is_some_and(within)) {
+            let begin = entry
+                .started_at
+                .as_deref()
+                .and_then(time)
+                .unwrap_or_else(|| time(&entry.requested_at).unwrap_or(start));
+            let end = entry.finished_at.as_deref().and_then(time).unwrap_or(begin);
+            children.push(SpanRecord {
+                name: format!("execute_tool {}", entry.name),
+                kind: SpanKind::Internal,
+                start: begin,
+                end,
+                attributes: vec![
+                    KeyValue::new("gen_ai.operation.name", "execute_tool"),
+                    KeyValue::new("gen_ai.tool.name", entry.name.clone()),
+                    KeyValue::new("gen_ai.tool.call.id", entry.call_id.clone()),
+                    KeyValue::new("gen_ai.conversation.id", id.clone()),
+                ],
+                error: (entry.ok == Some(false)).then(|| "the tool reported an error".to_string()),
+                children: Vec::new(),
+            });
+        }
+        for c in view.compactions.iter().filter(|c| time(&c.record.created_at).is_some_and(within)) {
+            let r = &c.record;
+            let reason =
+                serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            let at = time(&r.created_at).unwrap_or(start);
+            // The summarizer's call, when there was one, is when the compaction ran.
+            let began = r
+                .model_call_id
+                .and_then(|cid| model_calls.iter().find(|m| m.id == cid))
+                .and_then(|m| time(&m.started_at))
+                .unwrap_or(at);
+            children.push(SpanRecord {
+                name: format!("compaction {reason}"),
+                kind: SpanKind::Internal,
+                start: began.min(at),
+                end: at,
+                attributes: vec![
+                    KeyValue::new("alisio.compaction.reason", reason),
+                    KeyValue::new("alisio.compaction.before_tokens", estimate_tokens(r.before_chars) as i64),
+                    KeyValue::new("alisio.compaction.after_tokens", estimate_tokens(r.after_chars) as i64),
+                    KeyValue::new("alisio.compaction.partial", r.partial),
+                    KeyValue::new("alisio.compaction.id", r.id),
+                    KeyValue::new("gen_ai.conversation.id", id.clone()),
+                ],
+                error: None,
+                children: Vec::new(),
+            });
+        }
+        children.sort_by_key(|c| c.start);
+        let last_message =
+            view.messages.iter().filter_map(|m| time(&m.created_at)).filter(|&t| within(t)).max().unwrap_or(start);
+        let end = children.iter().map(|c| c.end).chain([last_message]).max().unwrap_or(start);
+        let error =
+            model_calls.iter().filter(|c| time(&c.started_at).is_some_and(within)).find_map(|c| c.error.clone());
+        traces.push(SpanRecord {
+            name: "invoke_agent alisio".into(),
+            kind: SpanKind::Internal,
+            start,
+            end,
+            attributes: vec![
+                KeyValue::new("gen_ai.operation.name", "invoke_agent"),
+                KeyValue::new("gen_ai.agent.name", "alisio"),
+                KeyValue::new("gen_ai.conversation.id", id.clone()),
+                KeyValue::new("alisio.turn.user_seq", seq),
+            ],
+            error,
+            children,
+        });
+    }
+    Ok((traces, found))
+}
+
+fn chat_span(
+    store: &Store,
+    session: &str,
+    call: &ModelCallRecord,
+    content: bool,
+    redacting: bool,
+    found: &mut Redactions,
+) -> Result<SpanRecord> {
+    let start = time(&call.started_at).unwrap_or(SystemTime::UNIX_EPOCH);
+    let end = start + Duration::from_millis(call.duration_ms.unwrap_or(0));
+    let mut attributes = vec![
+        KeyValue::new("gen_ai.operation.name", "chat"),
+        KeyValue::new("gen_ai.provider.name", provider_name(call)),
+        KeyValue::new("gen_ai.request.model", call.model.clone()),
+        KeyValue::new("gen_ai.conversation.id", session.to_string()),
+        KeyValue::new("alisio.call.purpose", call.purpose.clone()),
+    ];
+    let mut int = |key: &'static str, value: Option<u64>| {
+        if let Some(v) = value {
+            attributes.push(KeyValue::new(key, v as i64));
+        }
+    };
+    int("gen_ai.usage.input_tokens", call.prompt_tokens);
+    int("gen_ai.usage.output_tokens", call.completion_tokens);
+    int("gen_ai.usage.cache_read.input_tokens", call.cached_tokens);
+    int("alisio.time_to_first_token_ms", call.ttft_ms);
+    if let Some(ttft) = call.ttft_ms {
+        attributes.push(KeyValue::new("gen_ai.response.time_to_first_chunk", ttft as f64 / 1000.0));
+    }
+    if let Some(reason) = &call.finish_reason {
+        let reasons = opentelemetry::Array::String(vec![reason.clone().into()]);
+        attributes.push(KeyValue::new("gen_ai.response.finish_reasons", opentelemetry::Value::Array(reasons)));
+    }
+    if let Some(profile) = call.params.get("profile").and_then(Value::as_str) {
+        attributes.push(KeyValue::new("alisio.profile", profile.to_string()));
+    }
+    if content {
+        let (mut body, mut response) = calls::request_body(store, session, call)?;
+        let key = if body.get("input").is_some() { "input" } else { "messages" };
+        let mut input = body.get_mut(key).map(Value::take).unwrap_or(Value::Null);
+        if redacting {
+            redact_json(&mut input, found);
+            if let Some(r) = response.as_mut() {
+                redact_json(r, found);
+            }
+        }
+        attributes.push(KeyValue::new("gen_ai.input.messages", input.to_string()));
+        if let Some(r) = response {
+            let output =
+                serde_json::json!([{"role": "assistant", "content": r.get("text"), "tool_calls": r.get("toolCalls")}]);
+            attributes.push(KeyValue::new("gen_ai.output.messages", output.to_string()));
+        }
+    }
+    let error = call.error.clone().map(|e| if redacting { redact(&e).0 } else { e });
+    Ok(SpanRecord {
+        name: format!("chat {}", call.model),
+        kind: SpanKind::Client,
+        start,
+        end: end.max(start),
+        attributes,
+        error,
+        children: Vec::new(),
+    })
+}
+
+/// `gen_ai.provider.name`: what the ledger knows of the server (OpenAI's API shape, or the
+/// agent an imported call came from).
+fn provider_name(call: &ModelCallRecord) -> String {
+    match call.params.get("source").and_then(Value::as_str) {
+        Some(source) => source.to_string(),
+        None => "openai".into(),
+    }
+}
+
+fn time(text: &str) -> Option<SystemTime> {
+    chrono::DateTime::parse_from_rfc3339(text).ok().map(SystemTime::from)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
