@@ -241,6 +241,22 @@ async function importFlow() {
   assert.equal(session.sourcePath, followed);
 }
 
+test("export: the shown session written as JSON with secrets redacted", async () => {
+  const target = path.join(home, "exported", "session.json");
+  await driver.click(await driver.waitFor("[data-testid=export-button]"));
+  await driver.waitFor("[data-testid=export-dialog]");
+  await driver.execute("const s = document.querySelector('[data-testid=export-format]'); s.value = 'json'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  await driver.type(await driver.waitFor("[data-testid=export-path]"), target);
+  await driver.click(await driver.waitFor("[data-testid=export-run]"));
+  await driver.waitFor("[data-testid=export-result]", { text: `Wrote ${target}; ` });
+  assert.match(await driver.text(await driver.waitFor("[data-testid=export-result]")), /secrets? redacted/);
+  const doc = JSON.parse(fs.readFileSync(target, "utf8"));
+  assert.deepEqual(Object.keys(doc), ["v", "session", "messages", "compactions", "modelCalls"]);
+  assert.equal(doc.v, 1);
+  await shot("export");
+  await driver.click(await driver.waitFor("[data-testid=export-dialog] [aria-label=Close]"));
+});
+
 test("settings: a server found on a usual port becomes a profile, tested, and a bad value is refused", async () => {
   // LM Studio's usual port; the finder asks it for /v1/models like the real server answers.
   const local = await startScriptedServer(["unused"], 1234);

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import type { FoundServer, JournalEntry, JsonValue, TrimmedDiff } from "./bindings";
-import { CompactDialog, ImportDialog, ProposalDialog } from "./dialogs";
+import { CompactDialog, ExportDialog, ImportDialog, ProposalDialog } from "./dialogs";
 import { SettingsDialog } from "./settings";
 import { useFeedback } from "./hooks/useAction";
 import { useEngineEvents } from "./hooks/useEngineEvents";
@@ -130,6 +130,7 @@ export function App() {
     },
     compact: () => !readOnly && setDialog({ kind: "compact" }),
     importSessions: () => setDialog({ kind: "import" }),
+    exportSession: () => selected && setDialog({ kind: "export" }),
     undo,
     composer: () => composer.current?.focus(),
     stop,
@@ -159,6 +160,8 @@ export function App() {
           canUndo={latestCheckpoint !== undefined}
           onCompact={() => setDialog({ kind: "compact" })}
           onUndo={undo}
+          canExport={selected !== null}
+          onExport={() => setDialog({ kind: "export" })}
         />
 
         <FoundServersBanner found={found} onUse={useFound} onDismiss={() => setFound([])} />
@@ -246,6 +249,9 @@ export function App() {
           }
           onDiscard={() => feedback.act(() => api.discardProposal(selected, dialog.proposal)).then(() => setDialog(null))}
         />
+      )}
+      {dialog?.kind === "export" && selected && (
+        <ExportDialog session={selected} title={sessions.find((s) => s.id === selected)?.title ?? selected} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === "import" && (
         <ImportDialog

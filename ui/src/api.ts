@@ -9,6 +9,7 @@ import type {
   CompactRequest,
   ConfigDocument,
   ConnectionReport,
+  ExportResult,
   FoundServer,
   ImportOutcome,
   ContextMeter,
@@ -58,6 +59,8 @@ export const api = {
   cacheReport: (session: string) => invoke<CallCache[]>("cache_report", { session }),
   importSources: () => invoke<SourceSummary[]>("import_sources"),
   importPaths: (paths: string[]) => invoke<ImportOutcome>("import_paths", { paths }),
+  exportSession: (session: string, format: "markdown" | "json" | "otlp", path: string | null, redact: boolean) =>
+    invoke<ExportResult>("export_session", { session, format, path, redact }),
   exportChart: (session: string, format: "svg" | "png", data: string) => invoke<string>("export_chart", { session, format, data }),
 };
 

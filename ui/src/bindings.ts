@@ -228,6 +228,8 @@ effective: JsonValue, };
 
 export type ConnectionReport = { baseUrl: string, model: string, contextWindow: number | null, models: Array<string>, };
 
+export type ExportResult = { path: string | null, summary: string, };
+
 export type CompactRequest = { session: string, focus: string | null, preview: boolean, };
 
 export type TrimmedDiff = { 

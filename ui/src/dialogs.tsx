@@ -1,7 +1,7 @@
 // The window's dialogs: compact with a focus, a proposed checkpoint to edit, import (settings: settings.tsx).
 import { useState } from "preact/hooks";
 import { api, errorMessage } from "./api";
-import type { Fidelity, ImportOutcome, Missing } from "./bindings";
+import type { ExportResult, Fidelity, ImportOutcome, Missing } from "./bindings";
 import { addToCheckpoint } from "./logic";
 import { Dialog, FidelityReport } from "./components";
 
@@ -130,3 +130,57 @@ export function ImportDialog(props: { initial?: string; onClose: () => void; onI
     </Dialog>
   );
 }
+
+/**
+ * Export… (Ctrl+E): the session as Markdown (for people) or JSON (for programs) written to a file,
+ * or sent as OTLP traces to the configured endpoint; secrets are redacted unless unticked.
+ */
+export function ExportDialog(props: { session: string; title: string; onClose: () => void }) {
+  const [format, setFormat] = useState<"markdown" | "json" | "otlp">("markdown");
+  const [redact, setRedact] = useState(true);
+  const [path, setPath] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<ExportResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setResult(await api.exportSession(props.session, format, format === "otlp" ? null : path.trim() || null, redact));
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Export “${props.title}”`} onClose={props.onClose} testId="export-dialog">
+      <label>
+        Format
+        <select value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as typeof format)} data-testid="export-format">
+          <option value="markdown">Markdown — a readable transcript</option>
+          <option value="json">JSON — stored view, compactions and ledger (v1)</option>
+          <option value="otlp">OTLP traces — to telemetry.otlp.endpoint</option>
+        </select>
+      </label>
+      {format !== "otlp" && (
+        <label>
+          Save as
+          <input value={path} onInput={(e) => setPath((e.target as HTMLInputElement).value)} placeholder={`exports/${props.session}.${format === "json" ? "json" : "md"} in Alisio's data folder`} data-testid="export-path" />
+        </label>
+      )}
+      <label class="check">
+        <input type="checkbox" checked={redact} onChange={(e) => setRedact((e.target as HTMLInputElement).checked)} data-testid="export-redact" />
+        Redact secrets (API keys, tokens, private keys, passwords) as [REDACTED:kind]
+      </label>
+      {error && <div class="error" data-testid="export-error">{error}</div>}
+      {result && <div class="notice" data-testid="export-result">{result.summary}</div>}
+      <div class="row">
+        <button onClick={run} disabled={busy} data-testid="export-run">
+          {busy ? "Exporting…" : "Export"}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+

@@ -148,6 +148,17 @@ pub async fn cache_report(
 }
 
 #[tauri::command]
+pub async fn export_session(
+    backend: State<'_, Backend>,
+    session: String,
+    format: String,
+    path: Option<String>,
+    redact: bool,
+) -> IpcResult<alisio_ipc::ExportResult> {
+    backend.export_session(&session, &format, path, redact).await
+}
+
+#[tauri::command]
 pub async fn export_chart(
     backend: State<'_, Backend>,
     session: String,

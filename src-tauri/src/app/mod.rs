@@ -53,6 +53,7 @@ pub fn run(global: GlobalArgs) -> i32 {
             commands::request_diff,
             commands::cache_report,
             commands::export_chart,
+            commands::export_session,
             commands::stored_view_since,
             commands::import_sources,
             commands::import_paths,

@@ -11,6 +11,7 @@ export type Shortcuts = {
   composer: () => void;
   stop: () => void;
   importSessions: () => void;
+  exportSession: () => void;
 };
 
 export function useShortcuts(handlers: Shortcuts) {
@@ -32,6 +33,7 @@ export function useShortcuts(handlers: Shortcuts) {
         : e.key === "l" ? h.composer
         : e.key === "." ? h.stop
         : !e.shiftKey && key === "i" ? h.importSessions
+        : !e.shiftKey && key === "e" ? h.exportSession
         : null;
       if (action) {
         e.preventDefault();

@@ -11,6 +11,8 @@ export function Toolbar(props: {
   canUndo: boolean;
   onCompact: () => void;
   onUndo: () => void;
+  canExport: boolean;
+  onExport: () => void;
 }) {
   return (
     <header class="toolbar">
@@ -27,6 +29,9 @@ export function Toolbar(props: {
         </button>
         <button class="secondary" onClick={props.onUndo} disabled={!props.canUndo || !!props.compactBlocked} data-testid="undo-button" title={props.compactBlocked ?? "Ctrl+Shift+Z"}>
           Undo
+        </button>
+        <button class="secondary" onClick={props.onExport} disabled={!props.canExport} data-testid="export-button" title="Ctrl+E">
+          Export…
         </button>
       </div>
     </header>

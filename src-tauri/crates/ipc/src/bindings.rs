@@ -27,7 +27,7 @@ pub fn typescript() -> String {
         e::agent::RecoverReport, e::calls::CallSummary, e::calls::CallDetail, e::calls::CallDiff,
         e::calls::Divergence, e::calls::CallCache, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,
         super::IpcError, super::ErrorCode, super::UiEvent, super::ContextMeter, super::PastRequest,
-        super::ConfigDocument, super::ConnectionReport, super::CompactRequest,
+        super::ConfigDocument, super::ConnectionReport, super::ExportResult, super::CompactRequest,
         super::diff::TrimmedDiff, super::diff::DiffLine, super::diff::LineTag, super::RequestDiff,
         super::MessageLines, super::ImportOutcome, e::import::ImportReport, e::import::ImportedSession,
         e::import::ImportFailure, e::import::Skipped, e::import::Position, e::import::SourceKind,

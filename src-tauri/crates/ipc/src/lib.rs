@@ -169,6 +169,14 @@ pub struct ConnectionReport {
     pub models: Vec<String>,
 }
 
+/// What Export… did: the file written (Markdown, JSON) and what was redacted or sent.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportResult {
+    pub path: Option<String>,
+    pub summary: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactRequest {
@@ -466,6 +474,54 @@ impl Backend {
             message: format!("cannot write {}: {e}", path.display()),
         })?;
         Ok(path.display().to_string())
+    }
+
+    /// Export… on a session: `markdown` or `json` written to `path` (default:
+    /// `$ALISIO_HOME/exports/<session>.<ext>`), or `otlp` sent to the configured endpoint; secrets
+    /// redacted unless `redact` is off.
+    pub async fn export_session(
+        &self,
+        session: &str,
+        format: &str,
+        path: Option<String>,
+        redact: bool,
+    ) -> IpcResult<ExportResult> {
+        let record = self.store.resolve_session(session)?;
+        let (exported, ext) = match format {
+            "markdown" => (alisio_engine::export::markdown_export(&self.store, &record.id, redact)?, "md"),
+            "json" => (alisio_engine::export::json_export(&self.store, &record.id, redact)?, "json"),
+            "otlp" => {
+                let config = self.engine().config().telemetry.otlp.clone();
+                let report = alisio_engine::telemetry::export_session(&config, &self.store, &record.id, redact).await?;
+                let redacted = if redact { format!("; {}", report.redactions.summary()) } else { String::new() };
+                return Ok(ExportResult {
+                    path: None,
+                    summary: format!(
+                        "Sent {} spans in {} traces to {}{redacted}",
+                        report.spans, report.traces, report.endpoint
+                    ),
+                });
+            }
+            other => return Err(invalid(format!("cannot export as {other:?}; use markdown, json or otlp"))),
+        };
+        let path = match path.filter(|p| !p.trim().is_empty()) {
+            Some(p) => PathBuf::from(p.trim()),
+            None => self.home.join("exports").join(format!("{}.{ext}", record.id)),
+        };
+        let failed = |e: std::io::Error| IpcError {
+            code: ErrorCode::Failed,
+            message: format!("cannot write {}: {e}", path.display()),
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(failed)?;
+        }
+        let tmp = path.with_extension("alisio-tmp");
+        std::fs::write(&tmp, &exported.text).and_then(|()| std::fs::rename(&tmp, &path)).map_err(failed)?;
+        let summary = match &exported.redactions {
+            Some(found) => format!("Wrote {}; {}", path.display(), found.summary()),
+            None => format!("Wrote {} (not redacted)", path.display()),
+        };
+        Ok(ExportResult { path: Some(path.display().to_string()), summary })
     }
 
     /// Call `n`'s exact request (rebuilt) and the answer as received.
