@@ -506,16 +506,29 @@ fn validate_otlp(o: &OtlpConfig) -> Result<()> {
     if o.service_name.trim().is_empty() {
         return Err(Error::Config("telemetry.otlp.serviceName must not be empty".into()));
     }
-    for (header, value) in &o.headers {
-        if let Some(var) = value.strip_prefix("env:") {
-            if o.endpoint.is_some() && std::env::var_os(var).is_none() {
-                return Err(Error::Config(format!(
-                    "telemetry.otlp.headers.{header} refers to {var}, which is not set"
-                )));
-            }
-        }
+    if o.endpoint.is_some() {
+        header_values("telemetry.otlp.headers", &o.headers)?;
     }
     Ok(())
+}
+
+/// Header values as sent: literal, or `env:NAME` read from the environment (an unset variable is
+/// an error naming `key.<header>`). The values are secrets: they go nowhere but the request.
+pub fn header_values(
+    key: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<std::collections::HashMap<String, String>> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let value = match value.strip_prefix("env:") {
+                Some(var) => std::env::var(var)
+                    .map_err(|_| Error::Config(format!("{key}.{name} refers to {var}, which is not set")))?,
+                None => value.clone(),
+            };
+            Ok((name.clone(), value))
+        })
+        .collect()
 }
 
 /// Where `command` would be run from: a path (relative ones against `cwd`) that is an executable
@@ -561,12 +574,8 @@ fn validate_mcp_server(name: &str, s: &McpServerConfig) -> Result<()> {
             return Err(Error::Config(format!("{key}.cwd = {} is not a directory", cwd.display())));
         }
     }
-    for (header, value) in &s.headers {
-        if let Some(var) = value.strip_prefix("env:") {
-            if s.enabled && std::env::var_os(var).is_none() {
-                return Err(Error::Config(format!("{key}.headers.{header} refers to {var}, which is not set")));
-            }
-        }
+    if s.enabled {
+        header_values(&format!("{key}.headers"), &s.headers)?;
     }
     range_u64(&format!("{key}.startupTimeoutMs"), s.startup_timeout_ms, 100, 600_000)?;
     range_u64(&format!("{key}.toolTimeoutMs"), s.tool_timeout_ms, 100, 3_600_000)?;

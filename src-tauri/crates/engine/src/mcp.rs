@@ -402,13 +402,9 @@ async fn connect(server: &Server, scrubbed_env: &[String]) -> Result<Client, Str
     let config = &server.config;
     if let Some(url) = &config.url {
         let mut headers = std::collections::HashMap::new();
-        for (name, value) in &config.headers {
-            let value = match value.strip_prefix("env:") {
-                Some(var) => {
-                    std::env::var(var).map_err(|_| format!("headers.{name} refers to {var}, which is not set"))?
-                }
-                None => value.clone(),
-            };
+        let values = crate::config::header_values(&format!("mcpServers.{}.headers", server.name), &config.headers)
+            .map_err(|e| e.to_string())?;
+        for (name, value) in values {
             let name = reqwest::header::HeaderName::try_from(name.as_str())
                 .map_err(|e| format!("headers.{name} is not a header name: {e}"))?;
             let value = reqwest::header::HeaderValue::try_from(value)

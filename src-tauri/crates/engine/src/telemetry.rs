@@ -9,7 +9,6 @@
 //! once (a log line, and an event through [`Telemetry::take_failure`]) and the spans of failed
 //! batches are counted as dropped.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -91,16 +90,7 @@ impl Telemetry {
     pub fn new(config: &OtlpConfig) -> Result<Self> {
         let Some(endpoint) = &config.endpoint else { return Ok(Self::off()) };
         crate::provider::ensure_tls();
-        let mut headers = HashMap::new();
-        for (name, value) in &config.headers {
-            let value = match value.strip_prefix("env:") {
-                Some(var) => std::env::var(var).map_err(|_| {
-                    Error::Config(format!("telemetry.otlp.headers.{name} refers to {var}, which is not set"))
-                })?,
-                None => value.clone(),
-            };
-            headers.insert(name.clone(), value);
-        }
+        let headers = crate::config::header_values("telemetry.otlp.headers", &config.headers)?;
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
             .with_protocol(Protocol::HttpBinary)
