@@ -403,7 +403,7 @@ async fn mcp_list(global: &GlobalArgs) -> Result<()> {
     let servers = hub.statuses(config.provider.api);
     hub.shutdown().await;
     if global.json {
-        print_json(&serde_json::json!({ "servers": servers }))
+        print_json(&servers)
     } else {
         human::print_mcp_servers(&servers);
         Ok(())
@@ -452,7 +452,9 @@ async fn compact(context: &Context, args: CompactArgs) -> Result<()> {
         None => {
             let cancel = interrupt_token();
             let reason = alisio_engine::events::CompactionReason::Manual;
-            engine.compact(&session, reason, args.focus.as_deref(), args.preview, &sink, &cancel).await?
+            let outcome = engine.compact(&session, reason, args.focus.as_deref(), args.preview, &sink, &cancel).await;
+            engine.flush_telemetry(Some(&session.id), &sink).await;
+            outcome?
         }
     };
     if !context.json {

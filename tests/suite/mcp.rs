@@ -93,8 +93,9 @@ async fn a_real_servers_tools_are_offered_called_and_answered_under_the_same_cal
 
     let listed = h.alisio(&["mcp", "list", "--json"]).await;
     let listed = listed.assert_ok().json();
-    let server = &listed["servers"][0];
+    let server = &listed[0];
     assert_eq!((server["name"].clone(), server["status"].clone()), (json!("time"), json!("ready")));
+    assert_eq!(server["server"], "time");
     let chars: u64 = server["tools"].as_array().unwrap().iter().map(|t| t["chars"].as_u64().unwrap()).sum();
     assert_eq!(chars, time_chars);
 }
@@ -174,7 +175,7 @@ async fn a_server_that_never_starts_is_reported_and_the_turn_runs_with_the_other
     assert_eq!(failed[0]["server"], "stuck");
     assert!(failed[0]["error"].as_str().unwrap().contains("mcpServers.stuck.startupTimeoutMs"), "{failed:?}");
     let listed = h.alisio(&["mcp", "list", "--json"]).await;
-    let server = &listed.assert_ok().json()["servers"][0];
+    let server = &listed.assert_ok().json()[0];
     assert_eq!(server["status"], "failed");
     assert!(server["error"].as_str().unwrap().contains("within 300 ms"), "{server}");
 }

@@ -265,3 +265,37 @@ async fn exports_for_people_and_programs_redact_secrets_unless_told_not_to() {
     plain.assert_ok();
     assert!(plain.stdout.contains(KEY) && !plain.stderr.contains("redacted"), "{}", plain.stderr);
 }
+
+#[tokio::test]
+async fn a_manual_compaction_is_a_trace_of_its_own_with_its_summarizer_call() {
+    let receiver = OtlpReceiver::start(Vec::new()).await;
+    let checkpoint = json!({"goal": "List the workspace", "instructions": [], "discoveries": [], "accomplished": ["listed"],
+        "currentState": "done", "nextSteps": [], "relevantFiles": []});
+    let mut script = two_step_script();
+    script.push(Reply::Answer(Answer::text(&checkpoint.to_string())));
+    let h = Harness::with_config(
+        script,
+        json!({"compaction": {"keepTurns": 0}, "plugins": [], "telemetry": {"otlp": {"endpoint": receiver.endpoint}}}),
+    )
+    .await;
+    let run = h.run(&[], PROMPT_WORDS).await;
+    run.assert_ok();
+    let session = run.session();
+    receiver.wait_for_spans(4).await;
+    h.alisio(&["compact", &session, "--json"]).await.assert_ok();
+    let spans = receiver.wait_for_spans(6).await;
+    let compaction = by_name(&spans, "compaction manual");
+    assert_eq!(compaction.len(), 1, "{:?}", spans.iter().map(|s| &s.name).collect::<Vec<_>>());
+    let compaction = compaction[0];
+    assert_eq!(compaction.parent_span_id, "", "outside a turn it is its own trace");
+    assert_eq!(compaction.attributes["alisio.compaction.reason"], "manual");
+    assert_eq!(compaction.attributes["alisio.compaction.partial"], false);
+    let before = compaction.attributes["alisio.compaction.before_tokens"].as_i64().unwrap();
+    let after = compaction.attributes["alisio.compaction.after_tokens"].as_i64().unwrap();
+    assert!(before > 0 && after > 0, "{before} → {after}");
+    let summarizer: Vec<&Span> = spans.iter().filter(|s| s.parent_span_id == compaction.span_id).collect();
+    assert_eq!(summarizer.len(), 1);
+    assert_eq!(summarizer[0].name, "chat test-model");
+    assert_eq!(summarizer[0].trace_id, compaction.trace_id);
+    assert_eq!(summarizer[0].attributes["alisio.call.purpose"], "compaction");
+}

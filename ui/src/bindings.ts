@@ -316,7 +316,11 @@ export type CatalogShare = {
  */
 server: string, tools: number, chars: number, };
 
-export type ServerStatus = { name: string, transport: string, 
+export type ServerStatus = { name: string, 
+/**
+ * The same name, under the key `toolCatalog` uses.
+ */
+server: string, transport: string, 
 /**
  * `ready` | `failed` | `disabled`
  */

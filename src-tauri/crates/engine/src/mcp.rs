@@ -48,6 +48,8 @@ pub struct McpTool {
 #[serde(rename_all = "camelCase")]
 pub struct ServerStatus {
     pub name: String,
+    /// The same name, under the key `toolCatalog` uses.
+    pub server: String,
     pub transport: String,
     /// `ready` | `failed` | `disabled`
     pub status: String,
@@ -194,6 +196,7 @@ impl McpHub {
                 };
                 ServerStatus {
                     name: server.name.clone(),
+                    server: server.name.clone(),
                     transport: if server.config.url.is_some() { "http" } else { "stdio" }.into(),
                     status: status.into(),
                     error,

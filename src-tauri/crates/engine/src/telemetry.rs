@@ -25,6 +25,7 @@ use crate::calls;
 use crate::config::OtlpConfig;
 use crate::error::{Error, Result};
 use crate::redact::{redact, redact_json, Redactions};
+use crate::store::compactions::CompactionDocument;
 use crate::store::{ModelCallRecord, Store};
 use crate::transcript::{estimate_tokens, Role};
 use crate::view::stored_view;
@@ -127,6 +128,17 @@ impl Telemetry {
         match session_traces(store, session, Some(from_seq), self.content, true) {
             Ok((traces, _)) => self.emit(&traces),
             Err(err) => tracing::warn!("telemetry: cannot read the turn's records: {err}"),
+        }
+    }
+
+    /// Queues the compactions recorded since `since` (one trace each; non-blocking).
+    pub fn export_compactions(&self, store: &Store, session: &str, since: SystemTime) {
+        if !self.enabled() {
+            return;
+        }
+        match compaction_traces(store, session, since, self.content) {
+            Ok(traces) => self.emit(&traces),
+            Err(err) => tracing::warn!("telemetry: cannot read the compaction's records: {err}"),
         }
     }
 
@@ -329,32 +341,7 @@ pub fn session_traces(
             });
         }
         for c in view.compactions.iter().filter(|c| time(&c.record.created_at).is_some_and(within)) {
-            let r = &c.record;
-            let reason =
-                serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            let at = time(&r.created_at).unwrap_or(start);
-            // The summarizer's call, when there was one, is when the compaction ran.
-            let began = r
-                .model_call_id
-                .and_then(|cid| model_calls.iter().find(|m| m.id == cid))
-                .and_then(|m| time(&m.started_at))
-                .unwrap_or(at);
-            children.push(SpanRecord {
-                name: format!("compaction {reason}"),
-                kind: SpanKind::Internal,
-                start: began.min(at),
-                end: at,
-                attributes: vec![
-                    KeyValue::new("alisio.compaction.reason", reason),
-                    KeyValue::new("alisio.compaction.before_tokens", estimate_tokens(r.before_chars) as i64),
-                    KeyValue::new("alisio.compaction.after_tokens", estimate_tokens(r.after_chars) as i64),
-                    KeyValue::new("alisio.compaction.partial", r.partial),
-                    KeyValue::new("alisio.compaction.id", r.id),
-                    KeyValue::new("gen_ai.conversation.id", id.clone()),
-                ],
-                error: None,
-                children: Vec::new(),
-            });
+            children.push(compaction_span(&c.record, model_calls, &id));
         }
         children.sort_by_key(|c| c.start);
         let last_message =
@@ -378,6 +365,51 @@ pub fn session_traces(
         });
     }
     Ok((traces, found))
+}
+
+/// A compaction's span: from its summarizer's call (when it had one) to the record.
+fn compaction_span(r: &CompactionDocument, model_calls: &[ModelCallRecord], session: &str) -> SpanRecord {
+    let reason = serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let at = time(&r.created_at).unwrap_or(SystemTime::UNIX_EPOCH);
+    let began = r
+        .model_call_id
+        .and_then(|cid| model_calls.iter().find(|m| m.id == cid))
+        .and_then(|m| time(&m.started_at))
+        .unwrap_or(at);
+    SpanRecord {
+        name: format!("compaction {reason}"),
+        kind: SpanKind::Internal,
+        start: began.min(at),
+        end: at,
+        attributes: vec![
+            KeyValue::new("alisio.compaction.reason", reason),
+            KeyValue::new("alisio.compaction.before_tokens", estimate_tokens(r.before_chars) as i64),
+            KeyValue::new("alisio.compaction.after_tokens", estimate_tokens(r.after_chars) as i64),
+            KeyValue::new("alisio.compaction.partial", r.partial),
+            KeyValue::new("alisio.compaction.id", r.id),
+            KeyValue::new("gen_ai.conversation.id", session.to_string()),
+        ],
+        error: None,
+        children: Vec::new(),
+    }
+}
+
+/// The compactions of `session` recorded at or after `since` (run outside a turn: `alisio compact`,
+/// Compact… in the window), each its own trace with its summarizer's call as a child.
+pub fn compaction_traces(store: &Store, session: &str, since: SystemTime, content: bool) -> Result<Vec<SpanRecord>> {
+    let view = stored_view(store, session)?;
+    let mut found = Redactions::default();
+    let mut traces = Vec::new();
+    for c in view.compactions.iter().filter(|c| time(&c.record.created_at).is_some_and(|t| t >= since)) {
+        let mut span = compaction_span(&c.record, &view.model_calls, &view.session.id);
+        if let Some(call) = c.record.model_call_id.and_then(|id| view.model_calls.iter().find(|m| m.id == id)) {
+            let chat = chat_span(store, &view.session.id, call, content, true, &mut found)?;
+            span.end = span.end.max(chat.end);
+            span.children.push(chat);
+        }
+        traces.push(span);
+    }
+    Ok(traces)
 }
 
 fn chat_span(

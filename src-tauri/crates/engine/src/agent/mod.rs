@@ -279,7 +279,11 @@ impl Engine {
     ) -> Result<CompactOutcome> {
         let _claim = self.claim(session, "compact")?;
         let ctx = self.context(session, sink, cancel);
-        compaction::compact(&ctx, &self.plugins, reason, focus, preview).await
+        // Record times have millisecond precision: start the window at the millisecond.
+        let since = std::time::SystemTime::now() - std::time::Duration::from_millis(1);
+        let outcome = compaction::compact(&ctx, &self.plugins, reason, focus, preview).await;
+        self.telemetry.export_compactions(&self.store, &session.id, since);
+        outcome
     }
 
     /// Asks the model the probe questions over the full history and over the compacted view of
