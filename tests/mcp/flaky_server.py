@@ -1,6 +1,6 @@
 """A small MCP server built on the official Python SDK, for the tests: a tool that answers with text
-and an image, one that exits the process in the middle of a call, and one that echoes the
-environment variables it was started with. Run: python flaky_server.py [stdio | http PORT]."""
+and an image, one that exits the process in the middle of a call, one that dies a moment after
+answering, and one that echoes the environment variables it was started with. Run: python flaky_server.py [stdio | http PORT]."""
 import os
 import sys
 
@@ -28,6 +28,15 @@ def crash() -> str:
     sys.stderr.write("flaky: crashing on purpose\n")
     sys.stderr.flush()
     os._exit(3)
+
+
+@server.tool()
+def exit_soon() -> str:
+    """Answer, then stop the server process a moment later (a server that dies between calls)."""
+    import threading
+
+    threading.Timer(0.2, lambda: os._exit(4)).start()
+    return "leaving"
 
 
 @server.tool()

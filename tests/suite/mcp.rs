@@ -255,3 +255,27 @@ async fn a_streamable_http_server_is_used_like_a_stdio_one() {
     assert_eq!(results(&h, 1), vec![("h1".to_string(), "snapshot of dog\n[image: image/png, 67 bytes]".to_string())]);
     server.kill().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_server_that_dies_between_calls_leaves_the_next_request() {
+    let h = Harness::with_config(
+        vec![
+            Reply::Answer(Answer::calls(&[("x1", "mcp__flaky__exit_soon", json!({}))])),
+            Reply::Answer(Answer::calls(&[("s1", "shell", json!({"command": "sleep 1"}))])),
+            Reply::Answer(Answer::text("done")),
+        ],
+        json!({"mcpServers": {"flaky": flaky_server()}}),
+    )
+    .await;
+    let run = h.run(&[], "go").await;
+    run.assert_ok();
+    let bodies = h.server.bodies();
+    assert_eq!(results(&h, 1), vec![("x1".to_string(), "leaving".to_string())]);
+    assert!(tool_names(&bodies[1]).contains(&"mcp__flaky__exit_soon".to_string()), "still alive after answering");
+    assert_eq!(tool_names(&bodies[2]), BUILTIN, "gone from the request after it died");
+    let types = run.event_types();
+    let failed = types.iter().position(|t| t == "mcp_server_failed").expect("reported");
+    let last_call = types.iter().rposition(|t| t == "model_call").unwrap();
+    assert!(failed < last_call, "reported before the next request: {types:?}");
+    assert_eq!(types.iter().filter(|t| *t == "mcp_server_failed").count(), 1);
+}
