@@ -12,7 +12,6 @@ use alisio_engine::config::{self, LoadedConfig};
 use alisio_engine::events::{Envelope, EventSink};
 use alisio_engine::home::{alisio_home, DB_FILE};
 use alisio_engine::mcp::McpHub;
-use alisio_engine::secrets::Secrets;
 use alisio_engine::store::Store;
 use alisio_engine::tools::FixedApprover;
 use alisio_engine::{export, telemetry, view, Error, Result};
@@ -377,10 +376,7 @@ async fn export_session(
     }
     match output {
         Some(path) => {
-            let tmp = path.with_extension("alisio-tmp");
-            std::fs::write(&tmp, &exported.text)
-                .and_then(|()| std::fs::rename(&tmp, &path))
-                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+            export::write_file(&path, exported.text.as_bytes())?;
             eprintln!("alisio: wrote {}", path.display());
             Ok(())
         }
@@ -398,7 +394,7 @@ async fn mcp_list(global: &GlobalArgs) -> Result<()> {
         loaded.config = config::with_profile(&loaded.raw, profile)?;
     }
     let config = &loaded.config;
-    let hub = McpHub::new(&config.mcp_servers, Secrets::from_config(config).env_to_remove());
+    let hub = McpHub::for_config(config);
     hub.start().await;
     let servers = hub.statuses(config.provider.api);
     hub.shutdown().await;
@@ -619,7 +615,7 @@ async fn sessions(context: &Context, command: SessionsCommand) -> Result<()> {
             let config = &context.loaded.config;
             let record = context.store.resolve_session(&session)?;
             // The MCP tools in force are part of the request: their servers are asked for them.
-            let hub = McpHub::new(&config.mcp_servers, Secrets::from_config(config).env_to_remove());
+            let hub = McpHub::for_config(config);
             if record.source.is_none() && !hub.is_empty() {
                 hub.start().await;
                 for (server, error) in hub.take_failures() {

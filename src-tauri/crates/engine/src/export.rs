@@ -25,6 +25,17 @@ pub struct Exported {
     pub redactions: Option<Redactions>,
 }
 
+/// Writes `bytes` to `path` whole — a temporary file beside it, then renamed — making its folder:
+/// a reader never sees half an export, and a failed write leaves an older file as it was.
+pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let failed = |e| crate::Error::io(format!("cannot write {}", path.display()), e);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(failed)?;
+    }
+    let tmp = path.with_extension("alisio-tmp");
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).map_err(failed)
+}
+
 /// `{"v": 1, "session", "messages", "compactions", "modelCalls"}`.
 pub fn json_export(store: &Store, session: &str, redacting: bool) -> Result<Exported> {
     let view = stored_view(store, session)?;
@@ -134,9 +145,7 @@ fn message_block(out: &mut String, m: &StoredMessage) {
 
 fn compaction_section(out: &mut String, c: &CompactionView) {
     let r = &c.record;
-    let kind = serde_json::to_value(r.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    let reason = serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    let status = serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let (kind, reason, status) = (r.kind.as_str(), r.reason.as_str(), r.status.as_str());
     let _ = writeln!(out, "## Compaction #{} · {kind} · {reason} ({status}) · {}\n", r.id, r.created_at);
     if let Some(focus) = r.focus.as_deref().filter(|f| !f.trim().is_empty()) {
         let _ = writeln!(out, "Focus: {}\n", one_line(focus));

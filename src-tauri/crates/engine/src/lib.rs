@@ -30,6 +30,12 @@ pub mod view;
 
 pub use error::{Error, Result};
 
+/// Locks `mutex`, taking over one a panicking holder left poisoned (the guarded state stays
+/// consistent: every holder writes whole values).
+pub fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod layering_tests;
 

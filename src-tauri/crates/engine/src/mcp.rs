@@ -19,7 +19,8 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{find_command, Api, McpServerConfig, Permission};
+use crate::config::{find_command, Api, Config, McpServerConfig, Permission};
+use crate::lock;
 use crate::tools::{ToolOutput, ToolSpec};
 
 /// Longest tool name the providers accept.
@@ -117,6 +118,11 @@ impl McpHub {
             })
             .collect();
         Self { servers, started: OnceCell::new(), scrubbed_env, unreported: Mutex::default() }
+    }
+
+    /// The servers `config` names; their processes start without the keys `config` protects.
+    pub fn for_config(config: &Config) -> Self {
+        Self::new(&config.mcp_servers, crate::secrets::Secrets::from_config(config).env_to_remove())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -468,10 +474,6 @@ fn with_stderr(error: String, stderr: &Mutex<String>) -> String {
         Some(line) => format!("{error}; its last words: {}", line.trim()),
         None => error,
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

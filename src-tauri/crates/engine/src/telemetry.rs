@@ -24,11 +24,11 @@ use serde_json::Value;
 use crate::calls;
 use crate::config::OtlpConfig;
 use crate::error::{Error, Result};
+use crate::lock;
 use crate::redact::{redact, redact_json, Redactions};
-use crate::store::compactions::CompactionDocument;
+use crate::store::compactions::{CompactionRecord, RecordDetail};
 use crate::store::{ModelCallRecord, Store};
-use crate::transcript::{estimate_tokens, Role};
-use crate::view::stored_view;
+use crate::transcript::estimate_tokens;
 
 /// Spans waiting for export at most; past this they are dropped (and counted by the SDK).
 const QUEUE: usize = 4096;
@@ -296,29 +296,29 @@ pub fn session_traces(
     content: bool,
     redacting: bool,
 ) -> Result<(Vec<SpanRecord>, Redactions)> {
-    let view = stored_view(store, session)?;
-    let id = view.session.id.clone();
-    let model_calls = &view.model_calls;
-    let mut found = Redactions::default();
-    // A turn begins at each prompt the user typed (not a checkpoint or a generated message).
-    let prompts: Vec<(i64, SystemTime)> = view
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::User && m.created_by.is_none() && !m.summary)
-        .filter_map(|m| Some((m.seq, time(&m.created_at)?)))
+    // Only what the spans need: message times (not contents), the ledger, the journal, the records.
+    let id = store.resolve_session(session)?.id;
+    let messages: Vec<(i64, bool, SystemTime)> = store
+        .message_times(&id, from_seq.unwrap_or(0))?
+        .into_iter()
+        .filter_map(|(seq, prompt, at)| Some((seq, prompt, time(&at)?)))
         .collect();
+    let model_calls = &store.model_calls(&id)?;
+    let journal = store.journal(&id)?;
+    let compactions = store.compactions(&id)?;
+    let mut found = Redactions::default();
+    // A turn begins at each prompt the user typed.
+    let prompts: Vec<(i64, SystemTime)> =
+        messages.iter().filter(|(_, prompt, _)| *prompt).map(|&(seq, _, at)| (seq, at)).collect();
     let mut traces = Vec::new();
     for (i, &(seq, start)) in prompts.iter().enumerate() {
-        if from_seq.is_some_and(|from| seq < from) {
-            continue;
-        }
         let until = prompts.get(i + 1).map(|&(_, t)| t);
         let within = |t: SystemTime| t >= start && until.is_none_or(|u| t < u);
         let mut children = Vec::new();
         for call in model_calls.iter().filter(|c| time(&c.started_at).is_some_and(within)) {
             children.push(chat_span(store, &id, call, content, redacting, &mut found)?);
         }
-        for entry in view.tool_calls.iter().filter(|e| time(&e.requested_at).is_some_and(within)) {
+        for entry in journal.iter().filter(|e| time(&e.requested_at).is_some_and(within)) {
             let begin = entry
                 .started_at
                 .as_deref()
@@ -340,12 +340,11 @@ pub fn session_traces(
                 children: Vec::new(),
             });
         }
-        for c in view.compactions.iter().filter(|c| time(&c.record.created_at).is_some_and(within)) {
-            children.push(compaction_span(&c.record, model_calls, &id));
+        for record in compactions.iter().filter(|r| time(&r.created_at).is_some_and(within)) {
+            children.push(compaction_span(record, model_calls, &id));
         }
         children.sort_by_key(|c| c.start);
-        let last_message =
-            view.messages.iter().filter_map(|m| time(&m.created_at)).filter(|&t| within(t)).max().unwrap_or(start);
+        let last_message = messages.iter().map(|&(_, _, at)| at).filter(|&t| within(t)).max().unwrap_or(start);
         let end = children.iter().map(|c| c.end).chain([last_message]).max().unwrap_or(start);
         let error =
             model_calls.iter().filter(|c| time(&c.started_at).is_some_and(within)).find_map(|c| c.error.clone());
@@ -367,15 +366,21 @@ pub fn session_traces(
     Ok((traces, found))
 }
 
+/// A compaction's summarizer call and whether its summary was cut (a reduction has neither).
+fn checkpoint_facts(r: &CompactionRecord) -> (Option<i64>, bool) {
+    match &r.detail {
+        RecordDetail::Checkpoint(detail) => (detail.model_call_id, detail.partial),
+        RecordDetail::Reduction => (None, false),
+    }
+}
+
 /// A compaction's span: from its summarizer's call (when it had one) to the record.
-fn compaction_span(r: &CompactionDocument, model_calls: &[ModelCallRecord], session: &str) -> SpanRecord {
-    let reason = serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+fn compaction_span(r: &CompactionRecord, model_calls: &[ModelCallRecord], session: &str) -> SpanRecord {
+    let reason = r.reason.as_str();
+    let (call, partial) = checkpoint_facts(r);
     let at = time(&r.created_at).unwrap_or(SystemTime::UNIX_EPOCH);
-    let began = r
-        .model_call_id
-        .and_then(|cid| model_calls.iter().find(|m| m.id == cid))
-        .and_then(|m| time(&m.started_at))
-        .unwrap_or(at);
+    let began =
+        call.and_then(|cid| model_calls.iter().find(|m| m.id == cid)).and_then(|m| time(&m.started_at)).unwrap_or(at);
     SpanRecord {
         name: format!("compaction {reason}"),
         kind: SpanKind::Internal,
@@ -385,7 +390,7 @@ fn compaction_span(r: &CompactionDocument, model_calls: &[ModelCallRecord], sess
             KeyValue::new("alisio.compaction.reason", reason),
             KeyValue::new("alisio.compaction.before_tokens", estimate_tokens(r.before_chars) as i64),
             KeyValue::new("alisio.compaction.after_tokens", estimate_tokens(r.after_chars) as i64),
-            KeyValue::new("alisio.compaction.partial", r.partial),
+            KeyValue::new("alisio.compaction.partial", partial),
             KeyValue::new("alisio.compaction.id", r.id),
             KeyValue::new("gen_ai.conversation.id", session.to_string()),
         ],
@@ -397,13 +402,14 @@ fn compaction_span(r: &CompactionDocument, model_calls: &[ModelCallRecord], sess
 /// The compactions of `session` recorded at or after `since` (run outside a turn: `alisio compact`,
 /// Compact… in the window), each its own trace with its summarizer's call as a child.
 pub fn compaction_traces(store: &Store, session: &str, since: SystemTime, content: bool) -> Result<Vec<SpanRecord>> {
-    let view = stored_view(store, session)?;
+    let id = store.resolve_session(session)?.id;
+    let model_calls = store.model_calls(&id)?;
     let mut found = Redactions::default();
     let mut traces = Vec::new();
-    for c in view.compactions.iter().filter(|c| time(&c.record.created_at).is_some_and(|t| t >= since)) {
-        let mut span = compaction_span(&c.record, &view.model_calls, &view.session.id);
-        if let Some(call) = c.record.model_call_id.and_then(|id| view.model_calls.iter().find(|m| m.id == id)) {
-            let chat = chat_span(store, &view.session.id, call, content, true, &mut found)?;
+    for record in store.compactions(&id)?.iter().filter(|r| time(&r.created_at).is_some_and(|t| t >= since)) {
+        let mut span = compaction_span(record, &model_calls, &id);
+        if let Some(call) = checkpoint_facts(record).0.and_then(|cid| model_calls.iter().find(|m| m.id == cid)) {
+            let chat = chat_span(store, &id, call, content, true, &mut found)?;
             span.end = span.end.max(chat.end);
             span.children.push(chat);
         }
@@ -488,8 +494,4 @@ fn provider_name(call: &ModelCallRecord) -> String {
 
 fn time(text: &str) -> Option<SystemTime> {
     chrono::DateTime::parse_from_rfc3339(text).ok().map(SystemTime::from)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -38,6 +38,8 @@ pub struct PreparedRequest {
     pub ranges: Vec<[i64; 2]>,
     pub wire: Vec<WireItem>,
     pub tools: Value,
+    /// `tools` holds MCP tools besides the built-in ones (the ledger then keeps them).
+    pub offers_mcp_tools: bool,
     /// Instructions + transcript characters (the reducible part).
     pub chars: u64,
     pub tool_catalog_chars: u64,
@@ -51,7 +53,7 @@ impl PreparedRequest {
         let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
         let ranges = seq_ranges(live.iter().map(|m| m.seq));
         let wire = wire_messages(api, &system, live);
-        Self { system, ranges, wire, tools, chars, tool_catalog_chars }
+        Self { system, ranges, wire, tools, offers_mcp_tools: !extra.is_empty(), chars, tool_catalog_chars }
     }
 
     /// Full-request size: instructions, transcript and tool catalog.

@@ -15,6 +15,7 @@ use alisio_engine::compaction::CompactOutcome;
 use alisio_engine::config;
 use alisio_engine::events::{CompactionReason, Envelope};
 use alisio_engine::home::{CONFIG_FILE, DB_FILE};
+use alisio_engine::lock;
 use alisio_engine::provider::wire::WireItem;
 use alisio_engine::store::{ModelCallRecord, SessionSummary, Store};
 use alisio_engine::tools::Approver;
@@ -233,10 +234,6 @@ impl Approver for WindowApprover {
             rx.await.unwrap_or(false)
         })
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Backend {
@@ -467,12 +464,8 @@ impl Backend {
             }
             other => return Err(invalid(format!("cannot export a chart as {other:?}; use svg or png"))),
         };
-        let dir = self.home.join("exports");
-        let path = dir.join(format!("{}-context.{format}", record.id));
-        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, bytes)).map_err(|e| IpcError {
-            code: ErrorCode::Failed,
-            message: format!("cannot write {}: {e}", path.display()),
-        })?;
+        let path = self.home.join("exports").join(format!("{}-context.{format}", record.id));
+        alisio_engine::export::write_file(&path, &bytes)?;
         Ok(path.display().to_string())
     }
 
@@ -508,15 +501,7 @@ impl Backend {
             Some(p) => PathBuf::from(p.trim()),
             None => self.home.join("exports").join(format!("{}.{ext}", record.id)),
         };
-        let failed = |e: std::io::Error| IpcError {
-            code: ErrorCode::Failed,
-            message: format!("cannot write {}: {e}", path.display()),
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(failed)?;
-        }
-        let tmp = path.with_extension("alisio-tmp");
-        std::fs::write(&tmp, &exported.text).and_then(|()| std::fs::rename(&tmp, &path)).map_err(failed)?;
+        alisio_engine::export::write_file(&path, exported.text.as_bytes())?;
         let summary = match &exported.redactions {
             Some(found) => format!("Wrote {}; {}", path.display(), found.summary()),
             None => format!("Wrote {} (not redacted)", path.display()),

@@ -147,7 +147,7 @@ impl ModelCaller {
             system_prompt: &prepared.system,
             message_ranges: &prepared.ranges,
             params: &params,
-            tools: (prepared.tools != crate::tools::request_tools(self.config.api, &[])).then_some(&prepared.tools),
+            tools: prepared.offers_mcp_tools.then_some(&prepared.tools),
             tool_catalog_chars: prepared.tool_catalog_chars,
             request_chars,
             estimated_tokens: estimate_tokens(request_chars),

@@ -31,7 +31,7 @@ pub enum Status {
 }
 
 impl Kind {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Kind::Checkpoint => "checkpoint",
             Kind::Reduction => "reduction",

@@ -242,6 +242,20 @@ impl Store {
         })
     }
 
+    /// From seq `from` on, in insertion order: each message's seq, whether it is a prompt the user
+    /// typed (not a checkpoint or a generated message), and when it was stored — what the
+    /// telemetry needs of the messages, without their contents.
+    pub fn message_times(&self, session: &str, from: i64) -> Result<Vec<(i64, bool, String)>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT seq, role = 'user' AND created_by IS NULL AND summary = 0, created_at FROM messages
+                 WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq",
+            )?;
+            let rows = stmt.query_map(params![session, from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
     /// The seq the next stored message of the session will get.
     pub fn next_seq(&self, session: &str) -> Result<i64> {
         self.read(|conn| {
