@@ -2,7 +2,6 @@
 
 mod app;
 mod cli;
-mod human;
 
 use std::process::ExitCode;
 

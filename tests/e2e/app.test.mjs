@@ -309,6 +309,30 @@ async function settingsFlow() {
   await driver.waitFor("[data-testid=mcp-card]", { text: "time" });
 }
 
+test("--profile reaches the window: the meter shows the profile's window; the forms show the engine's defaults", async () => {
+  // A window started with a profile, as `alisio --profile roomy` starts it.
+  await driver.close();
+  const config = JSON.parse(fs.readFileSync(path.join(home, "config.json"), "utf8"));
+  config.profiles = { ...config.profiles, roomy: { baseUrl: server.url, model: "e2e", apiKeyEnv: null, contextWindow: 54321 } };
+  fs.writeFileSync(path.join(home, "config.json"), JSON.stringify(config));
+  driver = await Driver.connect("http://127.0.0.1:4444", app, 60_000, ["--profile", "roomy"]);
+  try {
+    await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo", timeoutMs: 60_000 }));
+    await driver.waitFor("[data-testid=context-meter]", { text: "54.3k tokens (the profile's contextWindow)" });
+    await driver.click(await driver.waitFor("[data-testid=open-settings]"));
+    await driver.click(await driver.waitFor("[data-testid=settings-tab-compaction]"));
+    const placeholder = (key) => driver.execute(`return document.querySelector('[data-testid="field-${key}"]').placeholder`);
+    assert.equal(await placeholder("compaction.maxOutputTokens"), "16000");
+    assert.equal(await placeholder("cacheCompact.threshold"), "68");
+    assert.equal(await placeholder("cacheCompact.summaryMaxTokens"), "1200");
+    await driver.click(await driver.waitFor("[data-testid=settings-tab-limits]"));
+    assert.equal(await placeholder("limits.maxOutputTokens"), "8192");
+  } catch (error) {
+    fs.writeFileSync(path.join(os.tmpdir(), "alisio-e2e-failure.png"), await driver.screenshot().catch(() => Buffer.alloc(0)));
+    throw error;
+  }
+});
+
 async function sessionId() {
   const sessions = cli("sessions", "list");
   const demo = sessions.find((s) => s.title.startsWith("Demo"));

@@ -7,7 +7,8 @@ export class Driver {
     this.session = session;
   }
 
-  static async connect(base, application, timeoutMs = 60_000) {
+  /** A new session of the app (started with `args`, e.g. `["--profile", "p"]`). */
+  static async connect(base, application, timeoutMs = 60_000, args = []) {
     const deadline = Date.now() + timeoutMs;
     let lastError;
     while (Date.now() < deadline) {
@@ -15,7 +16,7 @@ export class Driver {
         const res = await fetch(`${base}/session`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ capabilities: { alwaysMatch: { "tauri:options": { application } } } }),
+          body: JSON.stringify({ capabilities: { alwaysMatch: { "tauri:options": { application, args } } } }),
         });
         const body = await res.json();
         if (res.ok) return new Driver(base, body.value.sessionId);

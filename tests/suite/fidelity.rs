@@ -1,4 +1,4 @@
-//! Checkpoint fidelity (I13) through the binary: a summarizer whose checkpoint forgets a written
+//! Checkpoint fidelity through the binary: a summarizer whose checkpoint forgets a written
 //! file, a constraint, a failing test and the latest request; what the events, `sessions show`
 //! and `compact --lint` report; an edited proposal that adds them back scores higher.
 

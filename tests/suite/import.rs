@@ -1,4 +1,4 @@
-//! `alisio import` (I6) through the real binary: the document it prints, its exit codes, the
+//! `alisio import` through the real binary: the document it prints, its exit codes, the
 //! sessions it leaves (read-only to `run` and `compact`), default locations and `--watch`.
 
 use std::io::Write;

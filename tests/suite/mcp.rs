@@ -1,4 +1,4 @@
-//! MCP tool servers (I10) against real ones: PyPI's `mcp-server-time` and a small server built on
+//! MCP tool servers against real ones: PyPI's `mcp-server-time` and a small server built on
 //! the official Python SDK (`tests/mcp/flaky_server.py`), both from the virtualenv that
 //! `tests/mcp/setup.sh` makes, over stdio and streamable HTTP.
 
@@ -182,8 +182,9 @@ async fn a_server_that_never_starts_is_reported_and_the_turn_runs_with_the_other
 
 #[tokio::test]
 async fn bad_mcp_settings_are_refused_naming_the_key_before_anything_runs() {
+    // A command that is not installed here is not among them: that server fails to start, the run
+    // goes on (`a_missing_mcp_command_fails_that_server_only`).
     let cases = [
-        (json!({"command": "no-such-mcp-server-anywhere"}), "mcpServers.bad.command", "not found"),
         (json!({"url": "localhost:9000/mcp"}), "mcpServers.bad.url", "http"),
         (json!({"command": "sleep", "url": "http://127.0.0.1:9/mcp"}), "mcpServers.bad", "one"),
         (json!({}), "mcpServers.bad", "\"command\""),

@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_loop;
+mod api;
 mod cache;
 mod calls;
 mod compaction;
@@ -13,10 +14,10 @@ mod failures;
 mod fidelity;
 mod hardening;
 mod import;
-mod ipc;
 mod mcp;
 mod profiles;
 mod real_server;
 mod share;
+mod snapshots;
 mod tools;
 mod uncertain;

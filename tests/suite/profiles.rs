@@ -1,4 +1,4 @@
-//! Connection profiles (I12) through the binary: `activeProfile` and `--profile` pick the server,
+//! Connection profiles through the binary: `activeProfile` and `--profile` pick the server,
 //! model, key variable and window; the ledger records which profile answered each call.
 
 use pretty_assertions::assert_eq;

@@ -1,4 +1,4 @@
-//! Sessions beyond one desk (I8, I9): exports with redaction, and traces to a real OTLP/HTTP
+//! Sessions beyond one desk: exports with redaction, and traces to a real OTLP/HTTP
 //! receiver that decodes the protobuf payloads.
 
 use std::collections::HashSet;

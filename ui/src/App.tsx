@@ -24,9 +24,9 @@ import { SessionsPane } from "./panes/Sessions";
 import { StoredPane } from "./panes/StoredPane";
 import { Timeline } from "./panes/Timeline";
 import { Toolbar } from "./panes/Toolbar";
+import type { Tab } from "./tabs";
 import { TrimmedOutputs } from "./panes/TrimmedOutputs";
 
-export type Tab = "stored" | "model" | "timeline" | "diffs" | "requests";
 
 const TABS: Array<[Tab, string, string]> = [
   ["stored", "Stored", "Ctrl+1"],
@@ -69,16 +69,16 @@ export function App() {
 
   useEffect(() => {
     // On a first start the engine produces the demo session before the list is shown.
-    feedback.act(() => api.ensureDemo(), { busy: "Preparing…" });
+    feedback.act(() => api.sessionsEnsureDemo({}), { busy: "Preparing…" });
     // With no config file yet, the usual local ports are asked for a model server to use.
-    api.getConfig().then((doc) => {
-      if (Object.keys((doc.raw ?? {}) as object).length === 0) api.findServers().then(setFound, () => {});
+    api.configGet({}).then((doc) => {
+      if (Object.keys((doc.raw ?? {}) as object).length === 0) api.configFindServers({}).then(setFound, () => {});
     }, () => {});
   }, []);
   const [found, setFound] = useState<FoundServer[]>([]);
   const useFound = (server: FoundServer) =>
     feedback.act(async () => {
-      await api.saveConfig(withProfile({}, server) as JsonValue);
+      await api.configSave({ raw: withProfile({}, server) as JsonValue });
       setFound([]);
       return server;
     }, { notice: (s) => `Profile "${profileName(s)}" saved and active: ${s.baseUrl}, model ${s.models[0] ?? "default"}.` });
@@ -105,7 +105,7 @@ export function App() {
     if (!selected) return;
     setTab("diffs");
     setDiff(null);
-    await feedback.act(async () => setDiff(await api.trimmedDiff(selected, seq)));
+    await feedback.act(async () => setDiff(await api.viewsTrimmedDiff({ session: selected, seq })));
   };
 
   const jumpTo = async (seq: number) => {
@@ -240,14 +240,14 @@ export function App() {
           fidelity={dialog.fidelity}
           onClose={() => setDialog(null)}
           onApply={(text) =>
-            feedback.act(() => api.applyProposal(selected, dialog.proposal, text), {
+            feedback.act(() => api.compactionApply({ session: selected, proposal: dialog.proposal, edited: text }), {
               notice: () => {
                 setDialog(null);
                 return `Proposal #${dialog.proposal} applied`;
               },
             })
           }
-          onDiscard={() => feedback.act(() => api.discardProposal(selected, dialog.proposal)).then(() => setDialog(null))}
+          onDiscard={() => feedback.act(() => api.compactionDiscard({ session: selected, proposal: dialog.proposal })).then(() => setDialog(null))}
         />
       )}
       {dialog?.kind === "export" && selected && (
@@ -268,7 +268,7 @@ export function App() {
         <PermissionDialog
           permission={live.permission}
           onAnswer={(approve) => {
-            if (live.permission) api.answerPermission(live.permission.id, approve);
+            if (live.permission) api.turnsAnswerPermission({ id: live.permission.id, approve });
             updateLive({ permission: null });
           }}
         />

@@ -1,5 +1,5 @@
-// Generated from the Rust types by alisio-ipc (src-tauri/crates/ipc/src/bindings.rs). Do not edit.
-// Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-ipc
+// Generated from the Rust types by alisio-api (src-tauri/crates/api/src/bindings.rs). Do not edit.
+// Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
@@ -17,12 +17,18 @@ arguments: string, };
 
 export type Api = "chat" | "responses";
 
-export type Session = { id: string, title: string, workspace: string, createdAt: string, updatedAt: string, 
+export type Strategy = "native" | "cache";
+
+export type Permission = "allow" | "ask" | "deny";
+
+export type Session = { id: SessionId, title: string, workspace: string, createdAt: string, updatedAt: string, 
 /**
- * The agent an imported session was read from (`codex`, `claude-code`, `opencode`); absent
- * for Alisio's own sessions, which are the only ones `run` and `compact` may change.
+ * The agent an imported session was read from; absent for Alisio's own sessions, which are
+ * the only ones `run` and `compact` may change.
  */
-source?: string, sourcePath?: string, };
+source?: SourceKind, sourcePath?: string, };
+
+export type SessionId = string;
 
 export type SessionSummary = { id: string, title: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, 
 /**
@@ -37,7 +43,11 @@ promptTokens: number, cachedTokens: number, completionTokens: number,
  * Applied checkpoints, and the characters applied compactions and reductions took out of the
  * request (an estimate of tokens saved is a quarter of that).
  */
-compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: string, sourcePath?: string, };
+compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: SourceKind, sourcePath?: string, };
+
+export type Purpose = "turn" | "compaction" | "cache-summary" | "replay" | "probe";
+
+export type WireApi = "chat" | "responses" | "messages";
 
 export type JournalEntry = { id: number, callId: string, name: string, arguments: string, assistantSeq: number, state: JournalState, ok: boolean | null, resultSeq: number | null, outputBytes: number | null, droppedBytes: number, lossy: boolean, requestedAt: string, startedAt: string | null, finishedAt: string | null, acknowledgedAt: string | null, 
 /**
@@ -47,11 +57,11 @@ pgid: number | null, };
 
 export type JournalState = "requested" | "started" | "finished" | "uncertain" | "acknowledged" | "running";
 
-export type ModelCallRecord = { id: number, purpose: string, api: string, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
+export type ModelCallRecord = { id: number, purpose: Purpose, api: WireApi, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
 
 export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
- * A checkpoint's fidelity (I13); null for reductions and records made before it was kept.
+ * A checkpoint's fidelity; null for reductions and records made before it was kept.
  */
 fidelity: Fidelity | null, };
 
@@ -102,7 +112,7 @@ offView: boolean, };
 
 export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
- * A checkpoint's fidelity (I13); null for reductions and records made before it was kept.
+ * A checkpoint's fidelity; null for reductions and records made before it was kept.
  */
 fidelity: Fidelity | null, };
 
@@ -110,21 +120,21 @@ export type MessageKind = "system" | "user" | "assistant" | "toolResult" | "chec
 
 export type Envelope = { v: number, session: string, ts: string, } & ({ "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, 
 /**
- * What the checkpoint kept of the history it replaced (I13).
+ * What the checkpoint kept of the history it replaced.
  */
 fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, 
 /**
- * What the proposed checkpoint would keep of the history it replaces (I13).
+ * What the proposed checkpoint would keep of the history it replaces.
  */
 fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "telemetry_failed", endpoint: string, error: string, } | { "type": "mcp_server_failed", server: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, });
 
 export type Event = { "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, 
 /**
- * What the checkpoint kept of the history it replaced (I13).
+ * What the checkpoint kept of the history it replaced.
  */
 fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, 
 /**
- * What the proposed checkpoint would keep of the history it replaces (I13).
+ * What the proposed checkpoint would keep of the history it replaces.
  */
 fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "telemetry_failed", endpoint: string, error: string, } | { "type": "mcp_server_failed", server: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
 
@@ -140,6 +150,26 @@ export type Checkpoint = { sections?: Record<string, string | Array<string>>, te
  */
 pluginFields?: Record<string, JsonValue>, };
 
+export type ProbeReport = { compaction: number, 
+/**
+ * Always true: these answers are the model's, not checked rules.
+ */
+modelJudged: boolean, 
+/**
+ * The two ledger calls (full history, compacted view).
+ */
+calls: Array<number>, answers: Array<ProbeAnswer>, 
+/**
+ * The mean agreement of the answers.
+ */
+agreement: number, };
+
+export type ProbeAnswer = { key: string, question: string, full: string, compacted: string, 
+/**
+ * Shared significant words over all significant words of both answers (Jaccard), 0–1.
+ */
+agreement: number, };
+
 export type RecoverReport = { session: string, 
 /**
  * Calls whose uncertainty was recorded as their result.
@@ -154,9 +184,11 @@ notRun: Array<JournalEntry>,
  */
 killed: Array<string>, };
 
-export type CallSummary = { n: number, purpose: string, startedAt: string, requestChars: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, };
+export type TurnOutcome = { session: string, text: string, steps: number, };
 
-export type CallDetail = { n: number, purpose: string, request: JsonValue, response: JsonValue | null, };
+export type CallSummary = { n: number, purpose: Purpose, startedAt: string, requestChars: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, };
+
+export type CallDetail = { n: number, purpose: Purpose, request: JsonValue, response: JsonValue | null, };
 
 export type CallDiff = { n: number, against: number, commonPrefixChars: number, againstChars: number, commonPrefixTokens: number, cachedTokens: number | null, cacheBreak: boolean, firstDivergence: Divergence, 
 /**
@@ -206,55 +238,11 @@ reordered: boolean, };
 
 export type ParamChange = { key: string, before: JsonValue | null, after: JsonValue | null, };
 
-export type IpcError = { code: ErrorCode, message: string, };
-
-export type ErrorCode = "invalid" | "uncertain" | "failed";
-
-export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, };
-
-export type ContextMeter = { strategy: string, windowTokens: number | null, windowSource: string, threshold: number, maxContextChars: number, reducibleChars: number, toolCatalogChars: number, estimatedTokens: number, };
-
-export type PastRequest = { call: ModelCallRecord, messages: Array<WireItem>, };
-
-export type ConfigDocument = { path: string, 
+export type ReplayReport = { 
 /**
- * The user's config file as stored (unknown keys included).
+ * The replay's own number in the ledger.
  */
-raw: JsonValue, 
-/**
- * The effective configuration with every default filled in.
- */
-effective: JsonValue, };
-
-export type ConnectionReport = { baseUrl: string, model: string, contextWindow: number | null, models: Array<string>, };
-
-export type ExportResult = { path: string | null, summary: string, };
-
-export type CompactRequest = { session: string, focus: string | null, preview: boolean, };
-
-export type TrimmedDiff = { 
-/**
- * The reduced copy the model got, and the stored original.
- */
-seq: number, originalSeq: number, toolCallId: string | null, originalChars: number, reducedChars: number, cutChars: number, 
-/**
- * Characters of the original beyond the diff window (not diffed, only counted).
- */
-beyondWindowChars: number, lines: Array<DiffLine>, };
-
-export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
-
-export type LineTag = "equal" | "delete" | "insert" | "skipped";
-
-export type RequestDiff = { diff: CallDiff, lines: Array<MessageLines>, };
-
-export type MessageLines = { index: number, lines: Array<DiffLine>, };
-
-export type ImportOutcome = { report: ImportReport, unknown: Array<string>, 
-/**
- * The formats Alisio reads, for the message about `unknown` paths.
- */
-formats: string, };
+n: number, replayOf: number, model: string, original: JsonValue | null, replay: JsonValue | null, };
 
 export type ImportReport = { imported: Array<ImportedSession>, errors: Array<ImportFailure>, };
 
@@ -310,6 +298,32 @@ contextWindow: number | null, windowSource: WindowSource | null, };
 
 export type WindowSource = "provider" | "profile" | "models" | "props" | "ollama" | "lmstudio";
 
+export type ModelsReport = { baseUrl: string, model: string, 
+/**
+ * `provider.contextWindow` as configured.
+ */
+configuredContextWindow: number | null, 
+/**
+ * What the server reports (`/models`, `/props`, Ollama, LM Studio), whatever the configuration says.
+ */
+reportedContextWindow: number | null, 
+/**
+ * The window in force, and the source that gave it.
+ */
+contextWindow: number | null, windowSource: WindowSource | null, profile: string | null, 
+/**
+ * The model ids the server lists.
+ */
+modelIds: Array<string>, 
+/**
+ * The server's `/models` document as received.
+ */
+models: JsonValue, };
+
+export type ExportFormat = "markdown" | "json" | "otlp";
+
+export type ChartFormat = "svg" | "png";
+
 export type CatalogShare = { 
 /**
  * `builtin` or the MCP server's name.
@@ -320,11 +334,11 @@ export type ServerStatus = { name: string,
 /**
  * The same name, under the key `toolCatalog` uses.
  */
-server: string, transport: string, 
-/**
- * `ready` | `failed` | `disabled`
- */
-status: string, error: string | null, permission: Permission, tools: Array<ToolStatus>, };
+server: string, transport: Transport, status: ServerState, error: string | null, permission: Permission, tools: Array<ToolStatus>, };
+
+export type ServerState = "ready" | "failed" | "disabled";
+
+export type Transport = "stdio" | "http";
 
 export type ToolStatus = { 
 /**
@@ -340,7 +354,159 @@ tool: string,
  */
 chars: number, };
 
-export type Permission = "allow" | "ask" | "deny";
+export type ApiError = { code: ErrorCode, message: string, };
+
+export type ErrorCode = "invalid" | "uncertain" | "cancelled" | "failed";
+
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, };
+
+export type Nothing = Record<symbol, never>;
+
+export type SessionRequest = { session: string, };
+
+export type StoredRequest = { session: string, limit: number | null, };
+
+export type PageRequest = { session: string, anchor: number, seq: number, limit: number, };
+
+export type SinceRequest = { session: string, anchor: number, seq: number, };
+
+export type AroundRequest = { session: string, seq: number, limit: number, };
+
+export type ModelPageRequest = { session: string, offset: number, limit: number, };
+
+export type MessageRequest = { session: string, seq: number, };
+
+export type ContextMeter = { strategy: Strategy, windowTokens: number | null, windowSource: WindowSource | null, 
+/**
+ * False when the window is reported above 2,000,000 tokens: the character budget decides.
+ */
+windowTrusted: boolean, threshold: number, maxContextChars: number, reducibleChars: number, toolCatalogChars: number, estimatedTokens: number, };
+
+export type RunTurn = { 
+/**
+ * Continue this session (id or unique prefix); none starts a new one.
+ */
+session: string | null, prompt: string, 
+/**
+ * The workspace of a new session (default: the current directory).
+ */
+workspace?: string, };
+
+export type PermissionAnswer = { id: number, approve: boolean, };
+
+export type CompactRequest = { session: string, focus: string | null, 
+/**
+ * Store a proposed checkpoint and hide nothing.
+ */
+preview: boolean, };
+
+export type ApplyProposal = { session: string, proposal: number, 
+/**
+ * The checkpoint as edited: JSON with the seven sections, or plain text.
+ */
+edited: string | null, };
+
+export type ProposalRequest = { session: string, proposal: number, };
+
+export type CheckpointRequest = { session: string, checkpoint: number | null, };
+
+export type CallRequest = { session: string, n: number, };
+
+export type DiffRequest = { session: string, n: number, against: number | null, };
+
+export type LedgerRowRequest = { session: string, call: number, };
+
+export type RequestDiff = { diff: CallDiff, lines: Array<MessageLines>, };
+
+export type MessageLines = { index: number, lines: Array<DiffLine>, };
+
+export type PastRequest = { call: ModelCallRecord, messages: Array<WireItem>, };
+
+export type ImportPaths = { 
+/**
+ * Files or directories (walked); none: the agents' default locations that exist.
+ */
+paths: Array<string>, };
+
+export type ImportOutcome = { report: ImportReport, 
+/**
+ * The files and directories searched (the default locations that exist, when none were given).
+ */
+searched: Array<string>, unknown: Array<string>, 
+/**
+ * The formats Alisio reads, for the message about `unknown` paths.
+ */
+formats: string, };
+
+export type ExportRequest = { session: string, format: ExportFormat, 
+/**
+ * Where to write a document; none: `$ALISIO_HOME/exports/<session>.<ext>`.
+ */
+path: string | null, 
+/**
+ * Hand the document back instead of writing it (the CLI prints it).
+ */
+asText?: boolean, redact: boolean, };
+
+export type ChartRequest = { session: string, format: ChartFormat, 
+/**
+ * SVG text, or PNG bytes as base64.
+ */
+data: string, };
+
+export type ExportResult = { 
+/**
+ * The session's full id.
+ */
+session: string, 
+/**
+ * The file written.
+ */
+path: string | null, 
+/**
+ * The document, when asked for as text.
+ */
+text: string | null, 
+/**
+ * What redaction replaced (`3 secrets redacted (…)`); none when it was off.
+ */
+redactions: string | null, sent: SentTraces | null, 
+/**
+ * One line for people.
+ */
+summary: string, };
+
+export type SentTraces = { spans: number, traces: number, endpoint: string, };
+
+export type ConfigDocument = { path: string, 
+/**
+ * The user's config file as stored (unknown keys included).
+ */
+raw: JsonValue, 
+/**
+ * The configuration in force, every default filled in (with `--config` and `--profile`).
+ */
+effective: JsonValue, 
+/**
+ * The profile in force, when one is.
+ */
+profile: string | null, };
+
+export type RawConfig = { raw: JsonValue, };
+
+export type TrimmedDiff = { 
+/**
+ * The reduced copy the model got, and the stored original.
+ */
+seq: number, originalSeq: number, toolCallId: string | null, originalChars: number, reducedChars: number, cutChars: number, 
+/**
+ * Characters of the original beyond the diff window (not diffed, only counted).
+ */
+beyondWindowChars: number, lines: Array<DiffLine>, };
+
+export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
+
+export type LineTag = "equal" | "delete" | "insert" | "skipped";
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

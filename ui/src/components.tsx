@@ -211,7 +211,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 }
 
 /**
- * What a checkpoint kept of the history it replaced (I13): the score, and each missing item with
+ * What a checkpoint kept of the history it replaced: the score, and each missing item with
  * why it was flagged, its messages (links when `onJump` is given) and an optional action.
  */
 export function FidelityReport(props: {

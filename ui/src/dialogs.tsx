@@ -1,6 +1,7 @@
 // The window's dialogs: compact with a focus, a proposed checkpoint to edit, import (settings: settings.tsx).
 import { useState } from "preact/hooks";
-import { api, errorMessage } from "./api";
+import { api } from "./api";
+import { errorMessage } from "./events";
 import type { ExportResult, Fidelity, ImportOutcome, Missing } from "./bindings";
 import { addToCheckpoint } from "./logic";
 import { Dialog, FidelityReport } from "./components";
@@ -75,7 +76,7 @@ export function ImportDialog(props: { initial?: string; onClose: () => void; onI
     setBusy(true);
     setError(null);
     try {
-      const result = await api.importPaths([path.trim()]);
+      const result = await api.importPaths({ paths: [path.trim()] });
       setOutcome(result);
       props.onImported(result.report.imported[0]?.id ?? null);
     } catch (e) {
@@ -146,7 +147,7 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
     setBusy(true);
     setError(null);
     try {
-      setResult(await api.exportSession(props.session, format, format === "otlp" ? null : path.trim() || null, redact));
+      setResult(await api.exportSession({ session: props.session, format, path: format === "otlp" ? null : path.trim() || null, redact }));
     } catch (e) {
       setError(errorMessage(e));
     } finally {

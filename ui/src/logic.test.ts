@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CallDiff, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
+import type { CallDiff, CallSummary, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { getIn, numberValue, setIn } from "./logic";
+import { defaultHint, getIn, numberValue, optionsAt, rangeHint, setIn } from "./logic";
 import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
 
 let seq = 0;
@@ -82,7 +82,7 @@ describe("storedRows", () => {
 
 describe("meterParts", () => {
   const base: ContextMeter = {
-    strategy: "native", windowTokens: 10_000, windowSource: "GET /models", threshold: 0.85, maxContextChars: 800_000,
+    strategy: "native", windowTokens: 10_000, windowSource: "models", windowTrusted: true, threshold: 0.85, maxContextChars: 800_000,
     reducibleChars: 30_000, toolCatalogChars: 4_000, estimatedTokens: 8_500,
   };
   it("measures against a trusted window, catalog included", () => {
@@ -95,6 +95,7 @@ describe("meterParts", () => {
   it("falls back to maxContextChars / 4 for unknown or untrusted windows", () => {
     expect(meterParts({ ...base, windowTokens: null }).limitTokens).toBe(200_000);
     expect(meterParts({ ...base, windowTokens: 5_000_000 }).limitLabel).toContain("maxContextChars / 4");
+    expect(meterParts(base).limitLabel).toBe("window 10.0k tokens (GET /models)");
   });
 });
 
@@ -196,7 +197,7 @@ describe("request diffs", () => {
 
 describe("the context chart", () => {
   it("stacks cached under uncached prompt tokens and scales to the window", () => {
-    const call = (n: number, prompt: number | null, cached: number | null) => ({
+    const call = (n: number, prompt: number | null, cached: number | null): CallSummary => ({
       n, purpose: "turn", startedAt: "", requestChars: 0, promptTokens: prompt, cachedTokens: cached, completionTokens: 10,
       ttftMs: null, durationMs: null, finishReason: null, error: null,
     });
@@ -310,3 +311,17 @@ describe("settings forms", () => {
   });
 });
 
+
+describe("settings hints come from the engine's schema", () => {
+  it("shows the engine's defaults, ranges and options", () => {
+    expect(defaultHint(["compaction", "maxOutputTokens"])).toBe("16000");
+    expect(defaultHint(["cacheCompact", "threshold"])).toBe("68");
+    expect(defaultHint(["cacheCompact", "summaryMaxTokens"])).toBe("1200");
+    expect(defaultHint(["limits", "maxOutputTokens"])).toBe("8192");
+    expect(defaultHint(["limits", "maxTokens"])).toBe("none");
+    expect(rangeHint(["compaction", "threshold"])).toBe("0.1–0.99");
+    expect(rangeHint(["mcpServers", "any", "startupTimeoutMs"])).toBe("100–600000");
+    expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache"]);
+    expect(optionsAt(["profiles", "local", "api"])).toEqual(["chat", "responses"]);
+  });
+});

@@ -1,6 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallCache, type CallDiff, type CallSummary, type CompactionView, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall } from "./bindings";
+import { CONFIG_SCHEMA } from "./configSchema";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallCache, type CallDiff, type CallSummary, type CompactionView, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -98,6 +99,19 @@ export function formatTokens(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n.toLocaleString("en-US")} tokens`;
 }
 
+/** Where a window came from, as people read it. */
+export function windowLabel(source: WindowSource | null): string {
+  switch (source) {
+    case "provider": return "provider.contextWindow";
+    case "profile": return "the profile's contextWindow";
+    case "models": return "GET /models";
+    case "props": return "llama.cpp /props";
+    case "ollama": return "Ollama /api/ps, /api/show";
+    case "lmstudio": return "LM Studio /api/v0/models";
+    case null: return "unknown";
+  }
+}
+
 /** Where the next request stands against its limits, as fractions for the meter. */
 export function meterParts(m: ContextMeter): {
   limitTokens: number;
@@ -110,7 +124,7 @@ export function meterParts(m: ContextMeter): {
   const fallback = Math.floor(m.maxContextChars / CHARS_PER_TOKEN);
   const trusted = m.windowTokens !== null && m.windowTokens <= WINDOW_TRUST_LIMIT;
   const limitTokens = trusted ? (m.windowTokens as number) : fallback;
-  const limitLabel = trusted ? `window ${formatTokens(limitTokens)} (${m.windowSource})` : `maxContextChars / 4 = ${formatTokens(fallback)}`;
+  const limitLabel = trusted ? `window ${formatTokens(limitTokens)} (${windowLabel(m.windowSource)})` : `maxContextChars / 4 = ${formatTokens(fallback)}`;
   const catalogTokens = tokensOf(m.toolCatalogChars);
   return {
     limitTokens,
@@ -365,4 +379,59 @@ export function numberValue(text: string): number | undefined | null {
   if (trimmed === "") return undefined;
   const n = Number(trimmed);
   return Number.isFinite(n) ? n : null;
+}
+
+/** A node of the configuration's JSON schema. */
+type SchemaNode = {
+  $ref?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  anyOf?: SchemaNode[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  enum?: unknown[];
+  description?: string;
+};
+
+const SCHEMA = CONFIG_SCHEMA as unknown as SchemaNode & { $defs: Record<string, SchemaNode> };
+
+function resolveNode(node: SchemaNode | undefined): SchemaNode | undefined {
+  if (!node) return undefined;
+  const ref = node.$ref?.replace("#/$defs/", "");
+  if (ref) return { ...SCHEMA.$defs[ref], ...node, $ref: undefined };
+  const alternative = node.anyOf?.map(resolveNode).find((n) => n && (n.properties || n.enum));
+  return alternative ? { ...alternative, ...node, anyOf: undefined } : node;
+}
+
+/**
+ * The schema of the key at `path` (a name under a map such as `profiles` or `mcpServers` stands
+ * for any entry): where the settings forms read the engine's defaults, ranges and options.
+ */
+export function schemaAt(path: string[]): SchemaNode | undefined {
+  let node: SchemaNode | undefined = resolveNode(SCHEMA);
+  for (const key of path) {
+    const properties: Record<string, SchemaNode> = node?.properties ?? {};
+    const extra: SchemaNode | boolean | undefined = node?.additionalProperties;
+    node = resolveNode(properties[key] ?? (typeof extra === "object" ? extra : undefined));
+  }
+  return node;
+}
+
+/** The engine's default for the key at `path`, as a form shows it ("none" for null). */
+export function defaultHint(path: string[]): string {
+  const value = schemaAt(path)?.default;
+  return value === undefined || value === null ? "none" : String(value);
+}
+
+/** The allowed range of a number at `path` ("0.1–0.99"), or "" when it has none. */
+export function rangeHint(path: string[]): string {
+  const node = schemaAt(path);
+  if (node?.minimum === undefined || node.maximum === undefined) return "";
+  return `${node.minimum}–${node.maximum}`;
+}
+
+/** The values a key at `path` may take (an enum of the schema). */
+export function optionsAt(path: string[]): string[] {
+  return (schemaAt(path)?.enum ?? []).filter((v): v is string => typeof v === "string");
 }

@@ -2,10 +2,11 @@
 // checked by the engine exactly as the CLI checks them before anything is written; the JSON stays
 // editable under Advanced. Keys are never shown or stored: a profile names the variable only.
 import { useEffect, useState } from "preact/hooks";
-import { api, errorMessage } from "./api";
-import type { ConnectionReport, FoundServer, JsonValue } from "./bindings";
+import { api } from "./api";
+import { errorMessage } from "./events";
+import type { FoundServer, JsonValue, ModelsReport } from "./bindings";
 import { Dialog } from "./components";
-import { getIn, numberValue, profileName, setIn, withProfile, type SettingsDoc } from "./logic";
+import { defaultHint, getIn, numberValue, optionsAt, profileName, rangeHint, setIn, windowLabel, withProfile, type SettingsDoc } from "./logic";
 
 type Tab = "profiles" | "compaction" | "limits" | "permissions" | "mcp" | "advanced";
 const TABS: [Tab, string][] = [
@@ -26,9 +27,9 @@ export function SettingsDialog(props: { onClose: () => void; onSaved: () => void
   const [message, setMessage] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab>("profiles");
   const [json, setJson] = useState("");
-  const [tests, setTests] = useState<Record<string, ConnectionReport | string>>({});
+  const [tests, setTests] = useState<Record<string, ModelsReport | string>>({});
   useEffect(() => {
-    api.getConfig().then((d) => {
+    api.configGet({}).then((d) => {
       setDoc((d.raw ?? {}) as SettingsDoc);
       setEffective(JSON.stringify(d.effective, null, 2));
       setPath(d.path);
@@ -57,7 +58,7 @@ export function SettingsDialog(props: { onClose: () => void; onSaved: () => void
   };
   const save = async (next: SettingsDoc, saved: string) => {
     try {
-      const d = await api.saveConfig(next as JsonValue);
+      const d = await api.configSave({ raw: next as JsonValue });
       setDoc(next);
       if (tab === "advanced") setJson(JSON.stringify(next, null, 2));
       setEffective(JSON.stringify(d.effective, null, 2));
@@ -73,7 +74,7 @@ export function SettingsDialog(props: { onClose: () => void; onSaved: () => void
     const key = profile ?? "";
     setTests((t) => ({ ...t, [key]: "Connecting…" }));
     try {
-      const report = await api.testConnection({ ...base, activeProfile: profile } as JsonValue);
+      const report = await api.configTestConnection({ raw: { ...base, activeProfile: profile } as JsonValue });
       setTests((t) => ({ ...t, [key]: report }));
     } catch (e) {
       setTests((t) => ({ ...t, [key]: errorMessage(e) }));
@@ -193,7 +194,7 @@ function Choice(props: { doc: SettingsDoc; edit: Edit; path: string[]; label: st
 function Profiles(props: {
   doc: SettingsDoc;
   edit: Edit;
-  tests: Record<string, ConnectionReport | string>;
+  tests: Record<string, ModelsReport | string>;
   onTest: (profile: string | null) => void;
   onFound: (server: FoundServer) => void;
 }) {
@@ -212,20 +213,20 @@ function Profiles(props: {
           </label>
         </legend>
         <div class="grid2">
-          <Text doc={props.doc} edit={props.edit} path={[...at, "baseUrl"]} label="Base URL" placeholder="http://127.0.0.1:8080/v1" testId="profile-base-url" />
-          <Text doc={props.doc} edit={props.edit} path={[...at, "model"]} label="Model" placeholder="default" list={listId} testId="profile-model" />
-          <Choice doc={props.doc} edit={props.edit} path={[...at, "api"]} label="API" options={["chat", "responses"]} fallback="chat" />
-          <Text doc={props.doc} edit={props.edit} path={[...at, "apiKeyEnv"]} label="API key: environment variable name" placeholder={profile === null ? "OPENAI_API_KEY" : "none"} testId="profile-key-env" />
+          <Text doc={props.doc} edit={props.edit} path={[...at, "baseUrl"]} label="Base URL" placeholder={defaultHint(["provider", "baseUrl"])} testId="profile-base-url" />
+          <Text doc={props.doc} edit={props.edit} path={[...at, "model"]} label="Model" placeholder={defaultHint(["provider", "model"])} list={listId} testId="profile-model" />
+          <SchemaChoice doc={props.doc} edit={props.edit} path={[...at, "api"]} schemaPath={["provider", "api"]} label="API" />
+          <Text doc={props.doc} edit={props.edit} path={[...at, "apiKeyEnv"]} label="API key: environment variable name" placeholder={profile === null ? defaultHint(["provider", "apiKeyEnv"]) : "none"} testId="profile-key-env" />
           <NumberField
             doc={props.doc}
             edit={props.edit}
             path={[...at, "contextWindow"]}
             label="Context window (tokens)"
-            placeholder={typeof report === "object" && report.contextWindow ? `discovered: ${report.contextWindow}` : "ask the server"}
+            placeholder={typeof report === "object" && report.reportedContextWindow ? `discovered: ${report.reportedContextWindow}` : "ask the server"}
             testId="profile-window"
           />
         </div>
-        <datalist id={listId}>{typeof report === "object" && report.models.map((m) => <option value={m} />)}</datalist>
+        <datalist id={listId}>{typeof report === "object" && report.modelIds.map((m) => <option value={m} />)}</datalist>
         <div class="row">
           <button class="secondary" onClick={() => props.onTest(profile)} data-testid="profile-test">
             Test connection
@@ -240,7 +241,7 @@ function Profiles(props: {
           <div class="small" data-testid="profile-test-result">
             {typeof report === "string"
               ? report
-              : `Connected to ${report.baseUrl}: ${report.models.join(", ") || "no models listed"}; context window ${report.contextWindow ?? "unknown"}`}
+              : `Connected to ${report.baseUrl}: ${report.modelIds.join(", ") || "no models listed"}; context window ${report.contextWindow ?? "unknown"}${report.contextWindow ? ` (${windowLabel(report.windowSource)})` : ""}`}
           </div>
         )}
       </fieldset>
@@ -261,33 +262,56 @@ function Profiles(props: {
   );
 }
 
+/** A number field whose placeholder is the engine's default and whose label shows the allowed range. */
+function SchemaNumber(props: { doc: SettingsDoc; edit: Edit; path: string[]; label: string; step?: string; schemaPath?: string[]; testId?: string }) {
+  const at = props.schemaPath ?? props.path;
+  const range = rangeHint(at);
+  return (
+    <NumberField
+      doc={props.doc}
+      edit={props.edit}
+      path={props.path}
+      label={range ? `${props.label} (${range})` : props.label}
+      placeholder={defaultHint(at)}
+      step={props.step}
+      testId={props.testId ?? `field-${props.path.join(".")}`}
+    />
+  );
+}
+
+/** A choice among the values the schema allows, the engine's default preselected. */
+function SchemaChoice(props: { doc: SettingsDoc; edit: Edit; path: string[]; label: string; schemaPath?: string[]; testId?: string }) {
+  const at = props.schemaPath ?? props.path;
+  return <Choice doc={props.doc} edit={props.edit} path={props.path} label={props.label} options={optionsAt(at)} fallback={defaultHint(at)} testId={props.testId} />;
+}
+
 function Compaction(props: { doc: SettingsDoc; edit: Edit }) {
-  const f = (path: string[], label: string, placeholder: string, step?: string) => <NumberField doc={props.doc} edit={props.edit} path={path} label={label} placeholder={placeholder} step={step} />;
+  const f = (path: string[], label: string, step?: string) => <SchemaNumber doc={props.doc} edit={props.edit} path={path} label={label} step={step} />;
   return (
     <div class="settings-section grid2">
-      <Choice doc={props.doc} edit={props.edit} path={["compaction", "strategy"]} label="Strategy" options={["native", "cache"]} fallback="native" />
+      <SchemaChoice doc={props.doc} edit={props.edit} path={["compaction", "strategy"]} label="Strategy" testId="field-compaction.strategy" />
       <label class="check">
         <input type="checkbox" checked={getIn(props.doc, ["compaction", "auto"]) !== false} onChange={(e) => props.edit(["compaction", "auto"], (e.target as HTMLInputElement).checked ? undefined : false)} />
         compact automatically at the threshold
       </label>
-      {f(["compaction", "threshold"], "Threshold (share of the window, 0.1–0.99)", "0.85", "0.01")}
-      {f(["compaction", "keepTurns"], "Turns kept verbatim (0–20)", "2")}
-      {f(["compaction", "maxOutputTokens"], "Checkpoint max tokens", "4096")}
-      {f(["cacheCompact", "threshold"], "Cache strategy: threshold (% of the limit, 1–99)", "75")}
-      {f(["cacheCompact", "contextLimit"], "Cache strategy: context limit (tokens)", "131072")}
-      {f(["cacheCompact", "summaryMaxTokens"], "Cache strategy: summary max tokens", "4096")}
+      {f(["compaction", "threshold"], "Threshold (share of the window)", "0.01")}
+      {f(["compaction", "keepTurns"], "Turns kept verbatim")}
+      {f(["compaction", "maxOutputTokens"], "Checkpoint max tokens")}
+      {f(["cacheCompact", "threshold"], "Cache strategy: threshold (% of the limit)")}
+      {f(["cacheCompact", "contextLimit"], "Cache strategy: context limit (tokens)")}
+      {f(["cacheCompact", "summaryMaxTokens"], "Cache strategy: summary max tokens")}
     </div>
   );
 }
 
 function Limits(props: { doc: SettingsDoc; edit: Edit }) {
-  const f = (key: string, label: string, placeholder: string) => <NumberField doc={props.doc} edit={props.edit} path={["limits", key]} label={label} placeholder={placeholder} />;
+  const f = (key: string, label: string) => <SchemaNumber doc={props.doc} edit={props.edit} path={["limits", key]} label={label} />;
   return (
     <div class="settings-section grid2">
-      {f("maxContextChars", "Hard limit: conversation characters", "800000")}
-      {f("maxOutputTokens", "Max output tokens per answer", "4096")}
-      {f("maxStepsPerTurn", "Max model calls per turn", "50")}
-      {f("maxTokens", "Token budget per turn (blank: none)", "none")}
+      {f("maxContextChars", "Hard limit: conversation characters")}
+      {f("maxOutputTokens", "Max output tokens per answer")}
+      {f("maxStepsPerTurn", "Max model calls per turn")}
+      {f("maxTokens", "Token budget per turn (blank: none)")}
     </div>
   );
 }
@@ -295,8 +319,8 @@ function Limits(props: { doc: SettingsDoc; edit: Edit }) {
 function Permissions(props: { doc: SettingsDoc; edit: Edit }) {
   return (
     <div class="settings-section grid2">
-      <Choice doc={props.doc} edit={props.edit} path={["permissions", "shell"]} label="shell" options={["allow", "ask", "deny"]} fallback="ask" testId="permission-shell" />
-      <Choice doc={props.doc} edit={props.edit} path={["permissions", "write"]} label="write_file / edit_file" options={["allow", "ask", "deny"]} fallback="ask" testId="permission-write" />
+      <SchemaChoice doc={props.doc} edit={props.edit} path={["permissions", "shell"]} label="shell" testId="permission-shell" />
+      <SchemaChoice doc={props.doc} edit={props.edit} path={["permissions", "write"]} label="write_file / edit_file" testId="permission-write" />
       <p class="muted small">MCP servers have their own permission (MCP servers tab).</p>
     </div>
   );
@@ -346,9 +370,9 @@ function McpServers(props: { doc: SettingsDoc; edit: Edit }) {
                   />
                 </label>
               )}
-              <Choice doc={props.doc} edit={props.edit} path={[...at, "permission"]} label="Permission" options={["allow", "ask", "deny"]} fallback="ask" />
-              <NumberField doc={props.doc} edit={props.edit} path={[...at, "startupTimeoutMs"]} label="Startup timeout (ms)" placeholder="10000" />
-              <NumberField doc={props.doc} edit={props.edit} path={[...at, "toolTimeoutMs"]} label="Call timeout (ms)" placeholder="120000" />
+              <SchemaChoice doc={props.doc} edit={props.edit} path={[...at, "permission"]} label="Permission" />
+              <SchemaNumber doc={props.doc} edit={props.edit} path={[...at, "startupTimeoutMs"]} label="Startup timeout (ms)" />
+              <SchemaNumber doc={props.doc} edit={props.edit} path={[...at, "toolTimeoutMs"]} label="Call timeout (ms)" />
               <label class="check">
                 <input type="checkbox" checked={s.enabled !== false} onChange={(e) => props.edit([...at, "enabled"], (e.target as HTMLInputElement).checked ? undefined : false)} />
                 enabled
@@ -382,7 +406,7 @@ function ServerFinder(props: { onUse: (server: FoundServer) => void }) {
   const find = async () => {
     setBusy(true);
     try {
-      setFound(await api.findServers());
+      setFound(await api.configFindServers({}));
     } finally {
       setBusy(false);
     }
@@ -397,7 +421,7 @@ function ServerFinder(props: { onUse: (server: FoundServer) => void }) {
         <div class="row" key={s.baseUrl} data-testid="found-server">
           <span>
             <strong>{s.name}</strong> {s.baseUrl} · {s.models.length} model{s.models.length === 1 ? "" : "s"}
-            {s.contextWindow ? ` · window ${s.contextWindow.toLocaleString("en-US")} (${s.windowSource})` : ""}
+            {s.contextWindow ? ` · window ${s.contextWindow.toLocaleString("en-US")} (${windowLabel(s.windowSource)})` : ""}
           </span>
           <button onClick={() => props.onUse(s)} data-testid="use-server">
             Use as profile

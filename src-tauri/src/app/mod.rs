@@ -1,19 +1,22 @@
-//! The desktop window: a thin Tauri layer over `alisio-ipc`. Commands become `Backend` calls on the
-//! async runtime; backend events are forwarded to the window as `alisio://event`.
-
-mod commands;
+//! The desktop window: Tauri around the application API. The webview invokes API commands by name
+//! (`ui/src/api.ts`, generated from the same registry); one invoke handler hands each to
+//! [`alisio_api::dispatch`] with its JSON request. Application events reach the window as
+//! `alisio://event`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use alisio_api::{Access, ApiError, App, AppOptions, Approvals, UiEvent};
 use alisio_engine::home::alisio_home;
-use alisio_ipc::{Backend, UiEvent};
+use tauri::ipc::{Invoke, InvokeBody, InvokeError, InvokeResponseBody};
 use tauri::{Emitter, Manager};
 
 use crate::cli::GlobalArgs;
 
 pub const EVENT: &str = "alisio://event";
 
-/// Opens the window. Returns the process exit code.
+/// Opens the window with the same options as any command (`--config`, `--profile`). Returns the
+/// process exit code.
 pub fn run(global: GlobalArgs) -> i32 {
     composite_in_software();
     let result = tauri::Builder::default()
@@ -24,52 +27,70 @@ pub fn run(global: GlobalArgs) -> i32 {
                     tracing::warn!("cannot deliver an event to the window: {err}");
                 }
             });
-            let backend = Backend::open(&alisio_home(), global.config.clone(), emit)?;
-            backend.watch_sources();
-            app.manage(backend);
+            let opened = App::open(AppOptions {
+                home: alisio_home(),
+                overlay: global.config.clone(),
+                profile: global.profile.clone(),
+                access: Access::WriteOrRead,
+                approvals: Approvals::Ask,
+                emit,
+            })?;
+            let opened = Arc::new(opened);
+            // The agents' default locations are followed while the window is open.
+            let follower = opened.clone();
+            tauri::async_runtime::spawn(async move {
+                if let Err(err) = alisio_api::import::follow(&follower, &[], Duration::from_secs(1), |_| {}).await {
+                    tracing::warn!("cannot follow the agents' sessions: {err}");
+                }
+            });
+            app.manage(opened);
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::ensure_demo,
-            commands::list_sessions,
-            commands::stored_view,
-            commands::older_messages,
-            commands::past_request,
-            commands::context_meter,
-            commands::trimmed_diff,
-            commands::compact,
-            commands::apply_proposal,
-            commands::discard_proposal,
-            commands::undo_compaction,
-            commands::acknowledge_uncertain,
-            commands::run_turn,
-            commands::cancel_turn,
-            commands::answer_permission,
-            commands::get_config,
-            commands::save_config,
-            commands::test_connection,
-            commands::call_list,
-            commands::call_detail,
-            commands::request_diff,
-            commands::cache_report,
-            commands::export_chart,
-            commands::export_session,
-            commands::stored_view_since,
-            commands::import_sources,
-            commands::import_paths,
-            commands::newer_messages,
-            commands::messages_around,
-            commands::model_view_page,
-            commands::find_servers,
-        ])
-        .run(tauri::generate_context!("tauri.conf.json"));
+        .invoke_handler(invoke)
+        .build(tauri::generate_context!("tauri.conf.json"));
     match result {
-        Ok(()) => 0,
+        Ok(window) => {
+            window.run(|handle, event| {
+                if let tauri::RunEvent::Exit = event {
+                    if let Some(app) = handle.try_state::<Arc<App>>() {
+                        app.interrupt();
+                        tauri::async_runtime::block_on(app.close());
+                    }
+                }
+            });
+            0
+        }
         Err(err) => {
             eprintln!("alisio: the window could not start: {err}");
             1
         }
     }
+}
+
+/// Every command the webview invokes is an application-API function, run with its JSON request.
+fn invoke(invoke: Invoke) -> bool {
+    let Invoke { message, resolver, .. } = invoke;
+    let name = message.command().to_string();
+    if !alisio_api::COMMANDS.contains(&name.as_str()) {
+        resolver.reject(ApiError::invalid(format!("no command {name}")));
+        return true;
+    }
+    let payload = match message.payload() {
+        InvokeBody::Json(value) => value.clone(),
+        InvokeBody::Raw(_) => {
+            resolver.reject(ApiError::invalid(format!("{name}: the request must be JSON")));
+            return true;
+        }
+    };
+    let app = message.webview().state::<Arc<App>>().inner().clone();
+    resolver.respond_async_serialized(async move {
+        let answer = alisio_api::dispatch(&app, &name, payload).await;
+        match answer.unwrap_or_else(|| Err(ApiError::invalid(format!("no command {name}")))) {
+            Ok(value) => Ok(InvokeResponseBody::Json(value.to_string())),
+            Err(err) => Err(InvokeError::from(serde_json::to_value(err).unwrap_or_default())),
+        }
+    });
+    true
 }
 
 /// The window is lists of text: WebKitGTK's accelerated compositing gives it nothing but a GL

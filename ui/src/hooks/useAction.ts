@@ -1,6 +1,6 @@
 // The one pattern for a user action: show progress, run it, report a failure, refresh the views.
 import { useCallback, useState } from "preact/hooks";
-import { errorMessage } from "../api";
+import { errorMessage } from "../events";
 
 export type Feedback = {
   busy: string | null;

@@ -21,7 +21,7 @@ export function useActions(deps: {
   const compact = (focus: string | null, preview: boolean) => {
     if (!selected) return;
     setDialog(null);
-    feedback.act(() => api.compact({ session: selected, focus, preview }), {
+    feedback.act(() => api.compactionCompact({ session: selected, focus, preview }), {
       busy: "Compacting…",
       notice: (outcome: CompactOutcome) => {
         switch (outcome.outcome) {
@@ -43,11 +43,11 @@ export function useActions(deps: {
   };
 
   const undo = () =>
-    selected && feedback.act(() => api.undoCompaction(selected), { notice: (ids) => `Reverted ${ids.map((i) => `#${i}`).join(", ")}` });
+    selected && feedback.act(() => api.compactionUndo({ session: selected }), { notice: (ids) => `Reverted ${ids.map((i) => `#${i}`).join(", ")}` });
 
   const acknowledge = () =>
     selected &&
-    feedback.act(() => api.acknowledgeUncertain(selected), {
+    feedback.act(() => api.sessionsRecover({ session: selected }), {
       notice: (report) => `Recorded "result unknown" for ${report.acknowledged.map((e) => e.callId).join(", ") || "nothing"}`,
     });
 
@@ -56,7 +56,7 @@ export function useActions(deps: {
     if (slash) return compact(slash.focus, false);
     updateLive({ streaming: "", running: selected ?? "new", progress: "Waiting for the model…" });
     try {
-      const id = await api.runTurn(selected, text);
+      const id = await api.turnsStart({ session: selected, prompt: text });
       // The turn may already have finished (its event can arrive before this answer).
       updateLive((current) => (current.running !== null ? { running: id } : {}));
       if (id !== selected) setSelected(id);
@@ -68,7 +68,7 @@ export function useActions(deps: {
   };
 
   const stop = () => {
-    if (live.running && live.running !== "new") api.cancelTurn(live.running).catch(feedback.fail);
+    if (live.running && live.running !== "new") api.turnsCancel({ session: live.running }).catch(feedback.fail);
   };
 
   return { compact, undo, acknowledge, send, stop };

@@ -1,7 +1,7 @@
 // Subscribes to engine events for the window's lifetime and folds them with `reduceUiEvent`.
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { MutableRef } from "preact/hooks";
-import { onUiEvent } from "../api";
+import { onUiEvent } from "../events";
 import { IDLE, reduceUiEvent, type Effect, type LiveState } from "./engineEvents";
 
 export function useEngineEvents(selectedRef: MutableRef<string | null>, onEffect: (effect: Effect) => void) {

@@ -81,7 +81,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   /** One page of older messages before the first shown; drops the newest beyond the window. */
   const loadOlder = (id: string) => {
     if (!storedRef.current?.hasOlder) return;
-    return page(id, "Loading earlier messages…", (shown) => api.olderMessages(id, shown.messages[0].anchor, shown.messages[0].seq, PAGE), (shown, older) => {
+    return page(id, "Loading earlier messages…", (shown) => api.viewsOlder({ session: id, anchor: shown.messages[0].anchor, seq: shown.messages[0].seq, limit: PAGE }), (shown, older) => {
       const messages = [...older, ...shown.messages];
       const dropped = Math.max(0, messages.length - MAX_WINDOW);
       if (dropped > 0) setHasNewer(true);
@@ -94,7 +94,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     if (!hasNewerRef.current) return;
     return page(id, "Loading later messages…", (shown) => {
       const last = shown.messages[shown.messages.length - 1];
-      return api.newerMessages(id, last.anchor, last.seq, PAGE);
+      return api.viewsNewer({ session: id, anchor: last.anchor, seq: last.seq, limit: PAGE });
     }, (shown, newer) => {
       const messages = appendAfter(shown.messages, newer);
       const dropped = Math.max(0, messages.length - MAX_WINDOW);
@@ -110,7 +110,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     if (shown.messages.some((m) => m.seq === seq)) return shown;
     paging.current++;
     try {
-      const messages = await api.messagesAround(id, seq, PAGE * 2);
+      const messages = await api.viewsAround({ session: id, seq, limit: PAGE * 2 });
       if (!current(id)) return null;
       const next = { ...shown, messages, hasOlder: true };
       setHasNewer(true);
@@ -130,7 +130,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   const nextFor = useRef<string | null>(null);
 
   const showNextRequest = async (id: string) => {
-    const first = await api.modelViewPage(id, 0, ROWS_PAGE).catch(fail);
+    const first = await api.viewsModelPage({ session: id, offset: 0, limit: ROWS_PAGE }).catch(fail);
     if (!first || !current(id)) return;
     rowPages.current = new Map([[0, first.rows]]);
     asked.current = new Set([0]);
@@ -155,7 +155,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     for (let p = Math.floor(from / ROWS_PAGE); p <= Math.floor(to / ROWS_PAGE); p++) {
       if (asked.current.has(p)) continue;
       asked.current.add(p);
-      api.modelViewPage(id, p * ROWS_PAGE, ROWS_PAGE).then((page) => {
+      api.viewsModelPage({ session: id, offset: p * ROWS_PAGE, limit: ROWS_PAGE }).then((page) => {
         if (nextFor.current !== id || !current(id)) return;
         rowPages.current.set(p, page.rows);
         const far = [...rowPages.current.keys()].sort((a, b) => Math.abs(b - p) - Math.abs(a - p));
@@ -172,13 +172,13 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   const load = useCallback(async (id: string) => {
     try {
       paging.current++;
-      const view = await api.storedView(id, FIRST_PAGE);
+      const view = await api.viewsStored({ session: id, limit: FIRST_PAGE });
       if (!current(id)) return;
       storedRef.current = view;
       setStored(view);
       setHasNewer(false);
       showNextRequest(id);
-      api.contextMeter(id).then((m) => current(id) && setMeter(m)).catch(fail);
+      api.viewsContextMeter({ session: id }).then((m) => current(id) && setMeter(m)).catch(fail);
     } catch (e) {
       fail(e);
     }
@@ -188,7 +188,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
   const chooseCall = async (id: string, value: string) => {
     if (value === "next") return showNextRequest(id);
     const call = Number(value);
-    const past = await api.pastRequest(id, call).catch(fail);
+    const past = await api.callsPastRequest({ session: id, call }).catch(fail);
     if (!past || !current(id)) return;
     const catalog = past.call.toolCatalogChars;
     nextFor.current = null;
@@ -209,11 +209,11 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
       // With the window short of the end, new messages wait for the scroll to reach them; the
       // journal, compactions and ledger still come whole.
       const after = hasNewerRef.current ? Number.MAX_SAFE_INTEGER : null;
-      const fresh = await api.storedViewSince(id, after ?? last.anchor, after ?? last.seq);
+      const fresh = await api.viewsSince({ session: id, anchor: after ?? last.anchor, seq: after ?? last.seq });
       if (!current(id)) return;
       setStored((s) => (s && s.session.id === id ? { ...fresh, messages: appendAfter(s.messages, fresh.messages), hasOlder: s.hasOlder } : s));
       showNextRequest(id);
-      api.contextMeter(id).then((m) => current(id) && setMeter(m)).catch(fail);
+      api.viewsContextMeter({ session: id }).then((m) => current(id) && setMeter(m)).catch(fail);
     } catch (e) {
       fail(e);
     }

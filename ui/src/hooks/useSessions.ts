@@ -12,7 +12,7 @@ export function useSessions(fail: (e: unknown) => void) {
 
   const loadSessions = useCallback(async () => {
     try {
-      const list = await api.listSessions();
+      const list = await api.sessionsList({});
       setSessions(list);
       if (!selectedRef.current && list.length) setSelected(list[0].id);
     } catch (e) {

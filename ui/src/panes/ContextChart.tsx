@@ -46,7 +46,7 @@ export function ContextChart(props: {
     if (!svg.current) return;
     const text = new XMLSerializer().serializeToString(svg.current);
     try {
-      if (format === "svg") return props.onExported(await api.exportChart(props.session, "svg", text));
+      if (format === "svg") return props.onExported(await api.exportChart({ session: props.session, format: "svg", data: text }));
       const image = new Image();
       image.src = `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(text)))}`;
       await image.decode();
@@ -58,7 +58,7 @@ export function ContextChart(props: {
       context.fillStyle = "#ffffff";
       context.fillRect(0, 0, canvas.width, canvas.height);
       context.drawImage(image, 0, 0, canvas.width, canvas.height);
-      props.onExported(await api.exportChart(props.session, "png", canvas.toDataURL("image/png").split(",")[1]));
+      props.onExported(await api.exportChart({ session: props.session, format: "png", data: canvas.toDataURL("image/png").split(",")[1] }));
     } catch (e) {
       props.fail(e);
     }

@@ -25,11 +25,11 @@ export function RequestsPane(props: {
   const [detail, setDetail] = useState<CallDetail | null>(null);
 
   useEffect(() => {
-    api.callList(props.session).then((list) => {
+    api.callsList({ session: props.session }).then((list) => {
       setCalls(list);
       setN((current) => (current !== null && current <= list.length ? current : list.length || null));
     }, props.fail);
-    api.cacheReport(props.session).then(setCache, props.fail);
+    api.callsCacheReport({ session: props.session }).then(setCache, props.fail);
   }, [props.session, props.version]);
   const breaks = new Map(cache.map((c) => [c.n, c.cacheBreak]));
 
@@ -37,9 +37,9 @@ export function RequestsPane(props: {
     setDiff(null);
     setDetail(null);
     if (n === null) return;
-    api.callDetail(props.session, n).then(setDetail, props.fail);
+    api.callsShow({ session: props.session, n }).then(setDetail, props.fail);
     const base = against ?? n - 1;
-    if (base >= 1 && base !== n) api.requestDiff(props.session, n, base).then(setDiff, props.fail);
+    if (base >= 1 && base !== n) api.callsDiff({ session: props.session, n, against: base }).then(setDiff, props.fail);
   }, [props.session, n, against, props.version]);
 
   if (calls.length === 0) return <div class="empty">No model calls yet.</div>;

@@ -19,7 +19,7 @@ export function SessionsPane(props: {
   const imported = props.sessions.filter((s) => s.source).length;
   useEffect(() => {
     // The counts follow what the watcher and imports add.
-    api.importSources().then(setSources, () => setSources([]));
+    api.importSources({}).then(setSources, () => setSources([]));
   }, [imported]);
   return (
     <aside class="sidebar">

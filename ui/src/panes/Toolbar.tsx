@@ -1,5 +1,5 @@
 // The tabs (Ctrl+1..4) and the compaction actions.
-import type { Tab } from "../App";
+import type { Tab } from "../tabs";
 
 export function Toolbar(props: {
   tabs: Array<[Tab, string, string]>;

@@ -7,11 +7,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{Api, ProviderConfig};
+use crate::config::{Api, ProviderConfig, ProviderFile};
 use crate::error::{Error, Result};
 use crate::provider::wire::WireItem;
 use crate::provider::{build_body, wire_messages, RequestOptions};
-use crate::store::{ModelCallRecord, Store};
+use crate::store::{ModelCallRecord, Purpose, Session, Store, WireApi};
 use crate::tools::{catalog, catalog_json};
 use crate::transcript::estimate_tokens;
 use crate::view::expand_ranges;
@@ -22,7 +22,7 @@ use crate::view::expand_ranges;
 #[serde(rename_all = "camelCase")]
 pub struct CallSummary {
     pub n: usize,
-    pub purpose: String,
+    pub purpose: Purpose,
     pub started_at: String,
     pub request_chars: u64,
     pub prompt_tokens: Option<u64>,
@@ -40,7 +40,7 @@ pub struct CallSummary {
 #[serde(rename_all = "camelCase")]
 pub struct CallDetail {
     pub n: usize,
-    pub purpose: String,
+    pub purpose: Purpose,
     pub request: Value,
     pub response: Option<Value>,
 }
@@ -196,10 +196,9 @@ pub struct Divergence {
     pub after: String,
 }
 
-fn calls_of(store: &Store, session: &str) -> Result<(String, Vec<ModelCallRecord>)> {
-    let record = store.resolve_session(session)?;
+fn calls_of(store: &Store, record: &Session) -> Result<(String, Vec<ModelCallRecord>)> {
     let calls = store.model_calls(&record.id)?;
-    Ok((record.id, calls))
+    Ok((record.id.to_string(), calls))
 }
 
 fn nth(calls: &[ModelCallRecord], n: usize, session: &str) -> Result<ModelCallRecord> {
@@ -208,8 +207,8 @@ fn nth(calls: &[ModelCallRecord], n: usize, session: &str) -> Result<ModelCallRe
     })
 }
 
-pub fn list(store: &Store, session: &str) -> Result<Vec<CallSummary>> {
-    let (_, calls) = calls_of(store, session)?;
+pub fn list(store: &Store, record: &Session) -> Result<Vec<CallSummary>> {
+    let (_, calls) = calls_of(store, record)?;
     Ok(calls
         .into_iter()
         .enumerate()
@@ -233,12 +232,12 @@ pub fn list(store: &Store, session: &str) -> Result<Vec<CallSummary>> {
 pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Result<(Value, Option<Value>)> {
     let (api, wire, response) = request_messages(store, session, call)?;
     let params = &call.params;
-    let provider = ProviderConfig {
+    let provider = ProviderConfig::from(ProviderFile {
         api,
         model: call.model.clone(),
         stream: params.get("stream").and_then(Value::as_bool).unwrap_or(false),
-        ..ProviderConfig::default()
-    };
+        ..ProviderFile::default()
+    });
     let options = RequestOptions {
         max_tokens: params.get("maxTokens").and_then(Value::as_u64).unwrap_or(0) as u32,
         tool_choice_none: params.get("toolChoice").and_then(Value::as_str) == Some("none"),
@@ -283,9 +282,9 @@ pub fn request_messages(
     session: &str,
     call: &ModelCallRecord,
 ) -> Result<(Api, Vec<WireItem>, Option<Value>)> {
-    let api = match call.api.as_str() {
-        "responses" => Api::Responses,
-        _ => Api::Chat,
+    let api = match call.api {
+        WireApi::Responses => Api::Responses,
+        WireApi::Chat | WireApi::Messages => Api::Chat,
     };
     let (mut system, mut response) = store.model_call_payload(call.id)?;
     if is_reconstructed(call) {
@@ -304,8 +303,8 @@ pub fn request_messages(
 }
 
 /// Call `n` of a session (`1..n` in the order sent), with the session's full id.
-pub fn call(store: &Store, session: &str, n: usize) -> Result<(String, ModelCallRecord)> {
-    let (id, calls) = calls_of(store, session)?;
+pub fn call(store: &Store, record: &Session, n: usize) -> Result<(String, ModelCallRecord)> {
+    let (id, calls) = calls_of(store, record)?;
     let call = nth(&calls, n, &id)?;
     Ok((id, call))
 }
@@ -323,8 +322,8 @@ pub struct ReplayReport {
     pub replay: Option<Value>,
 }
 
-pub fn show(store: &Store, session: &str, n: usize) -> Result<CallDetail> {
-    let (id, calls) = calls_of(store, session)?;
+pub fn show(store: &Store, record: &Session, n: usize) -> Result<CallDetail> {
+    let (id, calls) = calls_of(store, record)?;
     let call = nth(&calls, n, &id)?;
     let (request, response) = request_body(store, &id, &call)?;
     Ok(CallDetail { n, purpose: call.purpose, request, response })
@@ -466,8 +465,8 @@ pub struct CallCache {
     pub cached_tokens: Option<u64>,
 }
 
-pub fn cache_report(store: &Store, session: &str) -> Result<Vec<CallCache>> {
-    let (id, calls) = calls_of(store, session)?;
+pub fn cache_report(store: &Store, record: &Session) -> Result<Vec<CallCache>> {
+    let (id, calls) = calls_of(store, record)?;
     let mut previous: Option<Rendered> = None;
     let mut out = Vec::with_capacity(calls.len());
     for (i, call) in calls.iter().enumerate() {
@@ -489,8 +488,8 @@ pub fn cache_report(store: &Store, session: &str) -> Result<Vec<CallCache>> {
 }
 
 /// Compares request `n` with `against` (default `n − 1`) in rendering order.
-pub fn diff(store: &Store, session: &str, n: usize, against: Option<usize>) -> Result<CallDiff> {
-    let (id, calls) = calls_of(store, session)?;
+pub fn diff(store: &Store, record: &Session, n: usize, against: Option<usize>) -> Result<CallDiff> {
+    let (id, calls) = calls_of(store, record)?;
     let against = against.unwrap_or(n.saturating_sub(1));
     let (new_call, old_call) = (nth(&calls, n, &id)?, nth(&calls, against, &id)?);
     let (new_body, _) = request_body(store, &id, &new_call)?;

@@ -111,10 +111,7 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
         let first =
             engine.run_turn(turn(None, "Where are configuration parse errors reported?"), &quiet, &cancel).await?;
         let id = first.session;
-        store.write(|tx| {
-            tx.execute("UPDATE sessions SET title = ?2 WHERE id = ?1", (&id, DEMO_TITLE))?;
-            Ok(())
-        })?;
+        store.write(|tx| crate::store::sessions::set_title(tx, &id, DEMO_TITLE))?;
         engine.run_turn(turn(Some(id.clone()), "Show me why the build fails."), &quiet, &cancel).await?;
         let session = store.resolve_session(&id)?;
         engine
@@ -132,8 +129,7 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
             append_message(tx, &id, &NewMessage::user("Run the parser tests."))?;
             let seq = append_message(tx, &id, &NewMessage::assistant("Running the tests.", vec![call.clone()], None))?;
             let ids = journal::record_requested(tx, &id, seq, std::slice::from_ref(&call))?;
-            tx.execute("UPDATE tool_calls SET state = 'started', started_at = requested_at WHERE id = ?1", [ids[0]])?;
-            Ok(())
+            journal::record_started(tx, ids[0])
         })?;
         Ok::<String, Error>(id)
     }

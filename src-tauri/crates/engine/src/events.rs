@@ -5,9 +5,10 @@ use serde::Serialize;
 
 pub const EVENT_VERSION: u8 = 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString, strum::Display)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum CompactionReason {
     Manual,
     Auto,
@@ -27,24 +28,12 @@ impl CompactionReason {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            CompactionReason::Manual => "manual",
-            CompactionReason::Auto => "auto",
-            CompactionReason::Budget => "budget",
-            CompactionReason::Cache => "cache",
-            CompactionReason::Unknown => "unknown",
-        }
+        self.into()
     }
 
     /// The reason stored as `text`; `None` for anything else (callers report it, never guess).
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.as_str() == text)
-    }
-}
-
-impl std::fmt::Display for CompactionReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        text.parse().ok()
     }
 }
 
@@ -76,7 +65,7 @@ pub enum Event {
         summarized_chars: u64,
         checkpoint_chars: u64,
         plugin_reports: Vec<serde_json::Value>,
-        /// What the checkpoint kept of the history it replaced (I13).
+        /// What the checkpoint kept of the history it replaced.
         fidelity: Option<crate::fidelity::Fidelity>,
     },
     CompactionSkipped {
@@ -93,7 +82,7 @@ pub enum Event {
         proposal: i64,
         partial: bool,
         checkpoint: serde_json::Value,
-        /// What the proposed checkpoint would keep of the history it replaces (I13).
+        /// What the proposed checkpoint would keep of the history it replaces.
         fidelity: Option<crate::fidelity::Fidelity>,
     },
     /// `compact --undo`: these compaction/reduction records were reverted.
@@ -111,7 +100,7 @@ pub enum Event {
         endpoint: String,
         error: String,
     },
-    /// An MCP server did not start or stopped answering; its tools leave the next request (I10).
+    /// An MCP server did not start or stopped answering; its tools leave the next request.
     McpServerFailed {
         server: String,
         error: String,

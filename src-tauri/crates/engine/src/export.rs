@@ -1,16 +1,17 @@
-//! `alisio sessions export` (I8): a session for people (Markdown) or for programs (versioned JSON:
+//! `alisio sessions export`: a session for people (Markdown) or for programs (versioned JSON:
 //! the stored view plus the ledger), with secrets redacted unless asked otherwise. OTLP export
 //! lives in `telemetry`.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::compaction::checkpoint::SECTIONS;
 use crate::error::Result;
+use crate::fidelity::CHECKPOINT_SECTIONS as SECTIONS;
 use crate::redact::{redact, redact_json, Redactions};
-use crate::store::Store;
+use crate::store::{Session, Store};
 use crate::transcript::Role;
 use crate::view::{stored_view, CompactionView, StoredMessage, StoredView};
 
@@ -19,25 +20,62 @@ pub const LONG_OUTPUT_CHARS: usize = 4000;
 /// The JSON export's format version.
 pub const JSON_VERSION: u64 = 1;
 
+/// What a session is exported as (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum ExportFormat {
+    /// The transcript for people.
+    Markdown,
+    /// `{"v": 1, "session", "messages", "compactions", "modelCalls"}`.
+    Json,
+    /// Traces sent to the configured OTLP endpoint.
+    Otlp,
+}
+
+impl ExportFormat {
+    /// The file extension of a written export; OTLP writes no file.
+    pub fn extension(self) -> Option<&'static str> {
+        match self {
+            ExportFormat::Markdown => Some("md"),
+            ExportFormat::Json => Some("json"),
+            ExportFormat::Otlp => None,
+        }
+    }
+}
+
+/// What a chart of a session is saved as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum ChartFormat {
+    /// SVG text.
+    Svg,
+    /// PNG bytes, sent as base64.
+    Png,
+}
+
+/// The document of a session in `format` (Markdown or JSON; OTLP is sent by `telemetry`).
+pub fn document(store: &Store, session: &Session, format: ExportFormat, redacting: bool) -> Result<Exported> {
+    match format {
+        ExportFormat::Markdown => markdown_export(store, session, redacting),
+        ExportFormat::Json => json_export(store, session, redacting),
+        ExportFormat::Otlp => {
+            Err(crate::Error::Usage("an OTLP export is sent to the trace store, not written as a document".into()))
+        }
+    }
+}
+
 /// An export: the text to write and what redaction replaced (`None`: redaction was off).
 pub struct Exported {
     pub text: String,
     pub redactions: Option<Redactions>,
 }
 
-/// Writes `bytes` to `path` whole — a temporary file beside it, then renamed — making its folder:
-/// a reader never sees half an export, and a failed write leaves an older file as it was.
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let failed = |e| crate::Error::io(format!("cannot write {}", path.display()), e);
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(failed)?;
-    }
-    let tmp = path.with_extension("alisio-tmp");
-    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).map_err(failed)
-}
-
 /// `{"v": 1, "session", "messages", "compactions", "modelCalls"}`.
-pub fn json_export(store: &Store, session: &str, redacting: bool) -> Result<Exported> {
+pub fn json_export(store: &Store, session: &Session, redacting: bool) -> Result<Exported> {
     let view = stored_view(store, session)?;
     let mut value = json!({
         "v": JSON_VERSION,
@@ -55,7 +93,7 @@ pub fn json_export(store: &Store, session: &str, redacting: bool) -> Result<Expo
 }
 
 /// The transcript for people: turns, tool calls with their results, each compaction as a section.
-pub fn markdown_export(store: &Store, session: &str, redacting: bool) -> Result<Exported> {
+pub fn markdown_export(store: &Store, session: &Session, redacting: bool) -> Result<Exported> {
     let view = stored_view(store, session)?;
     let text = markdown(&view);
     if !redacting {

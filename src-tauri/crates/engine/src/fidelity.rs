@@ -1,4 +1,4 @@
-//! Checkpoint fidelity (INTERFACES I13): does a checkpoint keep what the history it replaced
+//! Checkpoint fidelity: does a checkpoint keep what the history it replaced
 //! holds? Checked without a model, by the documented rules of docs/FIDELITY.md: the files the span
 //! read, wrote or edited; the user's constraints; the last unresolved tool failure; the latest
 //! request. Every missing item says why it was flagged.
@@ -9,6 +9,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::transcript::{Message, Role};
+
+/// `(field, heading)` of a checkpoint's seven sections, in order.
+pub const CHECKPOINT_SECTIONS: [(&str, &str); 7] = [
+    ("goal", "Goal"),
+    ("instructions", "User instructions/constraints"),
+    ("discoveries", "Discoveries"),
+    ("accomplished", "Accomplished"),
+    ("currentState", "Current state"),
+    ("nextSteps", "Next steps"),
+    ("relevantFiles", "Relevant files"),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

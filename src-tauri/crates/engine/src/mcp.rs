@@ -1,4 +1,4 @@
-//! MCP tool servers (I10) through the official SDK (`rmcp`): stdio child processes and
+//! MCP tool servers through the official SDK (`rmcp`): stdio child processes and
 //! streamable-HTTP endpoints. The hub starts the configured servers once, offers their tools as
 //! `mcp__<server>__<tool>`, runs calls under the server's timeout, and notices a server that died:
 //! it is reported once (`mcp_server_failed`), its tools leave the next request, and a call in
@@ -43,6 +43,29 @@ pub struct McpTool {
     pub input_schema: Value,
 }
 
+/// Whether a server's tools are offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum ServerState {
+    Ready,
+    Failed,
+    Disabled,
+}
+
+/// How Alisio talks to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Transport {
+    /// A child process on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
 /// A server's state as `alisio mcp list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -51,9 +74,8 @@ pub struct ServerStatus {
     pub name: String,
     /// The same name, under the key `toolCatalog` uses.
     pub server: String,
-    pub transport: String,
-    /// `ready` | `failed` | `disabled`
-    pub status: String,
+    pub transport: Transport,
+    pub status: ServerState,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub permission: Permission,
@@ -196,15 +218,15 @@ impl McpHub {
             .iter()
             .map(|server| {
                 let (status, error, tools) = match &*lock(&server.state) {
-                    State::Ready { tools, .. } => ("ready", None, tools.clone()),
-                    State::Failed(error) => ("failed", Some(error.clone()), Vec::new()),
-                    State::Disabled => ("disabled", None, Vec::new()),
+                    State::Ready { tools, .. } => (ServerState::Ready, None, tools.clone()),
+                    State::Failed(error) => (ServerState::Failed, Some(error.clone()), Vec::new()),
+                    State::Disabled => (ServerState::Disabled, None, Vec::new()),
                 };
                 ServerStatus {
                     name: server.name.clone(),
                     server: server.name.clone(),
-                    transport: if server.config.url.is_some() { "http" } else { "stdio" }.into(),
-                    status: status.into(),
+                    transport: if server.config.url.is_some() { Transport::Http } else { Transport::Stdio },
+                    status,
                     error,
                     permission: server.config.permission,
                     tools: tools

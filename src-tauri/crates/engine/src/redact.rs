@@ -1,4 +1,4 @@
-//! Redaction of secrets from text that leaves the machine (exports, telemetry content; I8):
+//! Redaction of secrets from text that leaves the machine (exports, telemetry content):
 //! API keys (`sk-…`, `ghp_…`, `github_pat_…`, `xox[abp]-…`, `AKIA…`), private-key blocks,
 //! `Bearer …` tokens and `*_KEY=` / `*_TOKEN=` / `*_SECRET=` / `PASSWORD=` assignments become
 //! `[REDACTED:<kind>]`. Hashes, UUIDs and base64 blobs that are not keys are left alone: every

@@ -1,4 +1,4 @@
-//! Traces to a team's trace store (I9) with the OpenTelemetry SDK over OTLP/HTTP (protobuf).
+//! Traces to a team's trace store with the OpenTelemetry SDK over OTLP/HTTP (protobuf).
 //!
 //! Spans are built from what the store recorded — messages, the ledger, the tool journal and the
 //! compaction records, each with its own timestamps — so a turn just run (exported when it ends)
@@ -334,7 +334,7 @@ pub fn session_traces(
                     KeyValue::new("gen_ai.operation.name", "execute_tool"),
                     KeyValue::new("gen_ai.tool.name", entry.name.clone()),
                     KeyValue::new("gen_ai.tool.call.id", entry.call_id.clone()),
-                    KeyValue::new("gen_ai.conversation.id", id.clone()),
+                    KeyValue::new("gen_ai.conversation.id", id.to_string()),
                 ],
                 error: (entry.ok == Some(false)).then(|| "the tool reported an error".to_string()),
                 children: Vec::new(),
@@ -356,7 +356,7 @@ pub fn session_traces(
             attributes: vec![
                 KeyValue::new("gen_ai.operation.name", "invoke_agent"),
                 KeyValue::new("gen_ai.agent.name", "alisio"),
-                KeyValue::new("gen_ai.conversation.id", id.clone()),
+                KeyValue::new("gen_ai.conversation.id", id.to_string()),
                 KeyValue::new("alisio.turn.user_seq", seq),
             ],
             error,
@@ -433,7 +433,7 @@ fn chat_span(
         KeyValue::new("gen_ai.provider.name", provider_name(call)),
         KeyValue::new("gen_ai.request.model", call.model.clone()),
         KeyValue::new("gen_ai.conversation.id", session.to_string()),
-        KeyValue::new("alisio.call.purpose", call.purpose.clone()),
+        KeyValue::new("alisio.call.purpose", call.purpose.as_str()),
     ];
     let mut int = |key: &'static str, value: Option<u64>| {
         if let Some(v) = value {

@@ -13,7 +13,7 @@ use crate::mcp::{CatalogShare, McpTool};
 use crate::provider::wire::WireItem;
 use crate::provider::wire_messages;
 use crate::store::compactions::CompactionDocument;
-use crate::store::{seq_ranges, JournalEntry, JournalState, ModelCallRecord, Session, Store};
+use crate::store::{seq_ranges, JournalEntry, JournalState, ModelCallRecord, Session, SourceKind, Store};
 use crate::tools;
 use crate::transcript::{estimate_tokens, Message, Role, ToolCall};
 
@@ -99,17 +99,16 @@ pub fn catalog_shares(api: Api, mcp: &[McpTool]) -> Vec<CatalogShare> {
 }
 
 /// The next request of `session`; `mcp`: the MCP tools in force (ready servers).
-pub fn model_view(store: &Store, config: &Config, session: &str, mcp: &[McpTool]) -> Result<ModelView> {
-    let record = store.resolve_session(session)?;
+pub fn model_view(store: &Store, config: &Config, record: &Session, mcp: &[McpTool]) -> Result<ModelView> {
     let live = store.live_messages(&record.id)?;
-    if let Some(source) = record.source.as_deref() {
+    if let Some(source) = record.source {
         return imported_view(store, &record.id, source, live);
     }
     let specs: Vec<tools::ToolSpec> = mcp.iter().map(crate::mcp::spec).collect();
     let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live, &specs);
     Ok(ModelView {
         tool_catalog: catalog_shares(config.provider.api, mcp),
-        session: record.id,
+        session: record.id.to_string(),
         api: config.provider.api,
         model: config.provider.model.clone(),
         estimated_tokens: estimate_tokens(prepared.request_chars()),
@@ -143,13 +142,12 @@ pub struct ModelViewPage {
 pub fn model_view_page(
     store: &Store,
     config: &Config,
-    session: &str,
+    record: &Session,
     offset: u64,
     limit: u64,
     mcp: &[McpTool],
 ) -> Result<ModelViewPage> {
-    let record = store.resolve_session(session)?;
-    let (api, model, system, catalog_chars, shares) = match record.source.as_deref() {
+    let (api, model, system, catalog_chars, shares) = match record.source {
         Some(source) => {
             let (api, model, system) = imported_request_shape(store, &record.id, source)?;
             (api, model, system, 0, Vec::new())
@@ -175,7 +173,7 @@ pub fn model_view_page(
     }
     let chars = system.chars().count() as u64 + live_chars;
     Ok(ModelViewPage {
-        session: record.id,
+        session: record.id.to_string(),
         api,
         model,
         total_rows: head + live,
@@ -191,7 +189,7 @@ pub fn model_view_page(
 
 /// The next request of an imported session: the source's system prompt (when it recorded one)
 /// and its live messages, in the shape of the API that agent speaks; its tools are not recorded.
-fn imported_view(store: &Store, session: &str, source: &str, live: Vec<Message>) -> Result<ModelView> {
+fn imported_view(store: &Store, session: &str, source: SourceKind, live: Vec<Message>) -> Result<ModelView> {
     let (api, model, system) = imported_request_shape(store, session, source)?;
     let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
     Ok(ModelView {
@@ -209,8 +207,8 @@ fn imported_view(store: &Store, session: &str, source: &str, live: Vec<Message>)
 
 /// The API, model and system prompt of an imported session's requests: the shape its agent
 /// speaks, the model of its newest call, the system prompt the source recorded ("" if none).
-fn imported_request_shape(store: &Store, session: &str, source: &str) -> Result<(Api, String, String)> {
-    let api = if source == "codex" { Api::Responses } else { Api::Chat };
+fn imported_request_shape(store: &Store, session: &str, source: SourceKind) -> Result<(Api, String, String)> {
+    let api = source.api();
     let model = store.model_calls(session)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
     Ok((api, model.unwrap_or_default(), store.imported_system_prompt(session)?))
 }
@@ -300,19 +298,18 @@ pub fn expand_ranges(ranges: &Value) -> Vec<i64> {
         .collect()
 }
 
-pub fn stored_view(store: &Store, session: &str) -> Result<StoredView> {
-    stored_view_page(store, session, None, None)
+pub fn stored_view(store: &Store, record: &Session) -> Result<StoredView> {
+    stored_view_page(store, record, None, None)
 }
 
 /// The stored view, or with `limit` only the `limit` messages before `before` (`(anchor, seq)`, or
 /// the end): a long session is shown from its end first and completed page by page.
 pub fn stored_view_page(
     store: &Store,
-    session: &str,
+    record: &Session,
     before: Option<(i64, i64)>,
     limit: Option<usize>,
 ) -> Result<StoredView> {
-    let record = store.resolve_session(session)?;
     let journal = shown_journal(store, &record.id)?;
     let (raw, has_older) = match limit {
         None => (store.all_messages(&record.id)?, false),
@@ -333,14 +330,13 @@ pub fn stored_view_page(
         compactions,
         tool_calls: journal,
         model_calls: store.model_calls(&record.id)?,
-        session: record,
+        session: record.clone(),
     })
 }
 
 /// The stored view with only the messages after `after` (`(anchor, seq)`): a running turn's new
 /// messages, without fetching the history again. The journal, compactions and ledger are whole.
-pub fn stored_view_since(store: &Store, session: &str, after: (i64, i64)) -> Result<StoredView> {
-    let record = store.resolve_session(session)?;
+pub fn stored_view_since(store: &Store, record: &Session, after: (i64, i64)) -> Result<StoredView> {
     let journal = shown_journal(store, &record.id)?;
     let checkpoints = store.checkpoint_seqs(&record.id)?;
     let messages = stored_messages(store.messages_after(&record.id, after)?, &journal, &checkpoints);
@@ -351,7 +347,7 @@ pub fn stored_view_since(store: &Store, session: &str, after: (i64, i64)) -> Res
         compactions,
         tool_calls: journal,
         model_calls: store.model_calls(&record.id)?,
-        session: record,
+        session: record.clone(),
     })
 }
 
@@ -364,8 +360,7 @@ fn compaction_views(store: &Store, session: &str) -> Result<Vec<CompactionView>>
 }
 
 /// Older messages of a long session, as the stored view shows them.
-pub fn older_messages(store: &Store, session: &str, before: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
-    let record = store.resolve_session(session)?;
+pub fn older_messages(store: &Store, record: &Session, before: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
     let journal = shown_journal(store, &record.id)?;
     let checkpoints = store.checkpoint_seqs(&record.id)?;
     Ok(stored_messages(store.messages_before(&record.id, Some(before), limit)?, &journal, &checkpoints))
@@ -373,8 +368,7 @@ pub fn older_messages(store: &Store, session: &str, before: (i64, i64), limit: u
 
 /// Up to `limit` messages after `after` (`(anchor, seq)`): the next page of a long session
 /// scrolled forward again after older pages replaced the newest ones.
-pub fn newer_messages(store: &Store, session: &str, after: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
-    let record = store.resolve_session(session)?;
+pub fn newer_messages(store: &Store, record: &Session, after: (i64, i64), limit: usize) -> Result<Vec<StoredMessage>> {
     let journal = shown_journal(store, &record.id)?;
     let checkpoints = store.checkpoint_seqs(&record.id)?;
     Ok(stored_messages(store.messages_after_page(&record.id, after, limit)?, &journal, &checkpoints))
@@ -382,8 +376,7 @@ pub fn newer_messages(store: &Store, session: &str, after: (i64, i64), limit: us
 
 /// About `limit` messages around message `seq` (a third before it, the rest from it on): the
 /// window shown when a long session jumps to a message that is not loaded.
-pub fn messages_around(store: &Store, session: &str, seq: i64, limit: usize) -> Result<Vec<StoredMessage>> {
-    let record = store.resolve_session(session)?;
+pub fn messages_around(store: &Store, record: &Session, seq: i64, limit: usize) -> Result<Vec<StoredMessage>> {
     let Some(position) = store.position_of(&record.id, seq)? else {
         return Err(crate::Error::Usage(format!("session {} has no message {seq}", record.id)));
     };
@@ -458,8 +451,24 @@ pub struct LintReport {
     pub fidelity: crate::fidelity::Fidelity,
 }
 
-pub fn lint_compaction(store: &Store, session: &str, n: Option<i64>) -> Result<LintReport> {
-    let record = store.resolve_session(session)?;
+/// A message the context budget cut (`seq`, the copy the model got) and the stored original.
+pub fn trimmed_pair(store: &Store, record: &Session, seq: i64) -> Result<(Message, Message)> {
+    let usage = |what: String| crate::Error::Usage(what);
+    let copy = store
+        .messages_by_seq(&record.id, &[seq])
+        .ok()
+        .and_then(|mut found| found.pop())
+        .ok_or_else(|| usage(format!("session {} has no message {seq}", record.id)))?;
+    let Some(by) = copy.created_by.filter(|_| copy.truncated) else {
+        return Err(usage(format!("message {seq} was not trimmed")));
+    };
+    let original = store
+        .hidden_original(&record.id, by, copy.anchor)?
+        .ok_or_else(|| usage(format!("the original of message {seq} is missing")))?;
+    Ok((original, copy))
+}
+
+pub fn lint_compaction(store: &Store, record: &Session, n: Option<i64>) -> Result<LintReport> {
     let compactions = store.compactions(&record.id)?;
     let checkpoints = compactions.iter().filter(|c| c.checkpoint().is_some());
     let chosen = match n {
@@ -488,11 +497,11 @@ mod tests {
     #[test]
     fn the_window_around_a_message_holds_a_third_before_it() {
         let (_dir, store, session) = crate::store::store_with_messages(10);
-        let around = super::messages_around(&store, &session.id, 6, 6).unwrap();
+        let around = super::messages_around(&store, &session, 6, 6).unwrap();
         assert_eq!(around.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![4, 5, 6, 7, 8, 9]);
-        let newer = super::newer_messages(&store, &session.id, (9, 9), 5).unwrap();
+        let newer = super::newer_messages(&store, &session, (9, 9), 5).unwrap();
         assert_eq!(newer.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![10]);
-        assert!(super::messages_around(&store, &session.id, 99, 6).is_err());
+        assert!(super::messages_around(&store, &session, 99, 6).is_err());
     }
 
     /// Pages of the model view put together are the model view.
@@ -500,11 +509,11 @@ mod tests {
     fn model_view_pages_add_up_to_the_model_view() {
         let (_dir, store, session) = crate::store::store_with_messages(10);
         let config = crate::config::Config::default();
-        let whole = super::model_view(&store, &config, &session.id, &[]).unwrap();
+        let whole = super::model_view(&store, &config, &session, &[]).unwrap();
         let mut rows = Vec::new();
         let mut offset = 0;
         loop {
-            let page = super::model_view_page(&store, &config, &session.id, offset, 4, &[]).unwrap();
+            let page = super::model_view_page(&store, &config, &session, offset, 4, &[]).unwrap();
             assert_eq!(page.total_rows, 11);
             assert_eq!((page.chars, page.tool_catalog_chars), (whole.chars, whole.tool_catalog_chars));
             if page.rows.is_empty() {

@@ -1,6 +1,8 @@
 //! A synthetic long session (user prompt, assistant call, tool result, repeated) for benchmarks and
 //! measurement scripts; `compacted` of the oldest messages are marked compacted.
 
+use alisio_engine::events::CompactionReason;
+use alisio_engine::store::compactions::{self, NewCompaction, RecordDetail, Status};
 use alisio_engine::store::sessions::append_message;
 use alisio_engine::store::Store;
 use alisio_engine::transcript::{NewMessage, ToolCall};
@@ -29,10 +31,16 @@ pub fn populate_long_session(
             };
             append_message(tx, session, &message)?;
         }
-        tx.execute(
-            "UPDATE messages SET compacted = 1 WHERE session_id = ?1 AND seq <= ?2",
-            (session, compacted as i64),
-        )?;
-        Ok(())
+        // The oldest messages hidden by one reduction record, as a compaction hides them.
+        let span: Vec<i64> = (1..=compacted as i64).collect();
+        let record = NewCompaction {
+            reason: CompactionReason::Auto,
+            span: span.clone(),
+            before_chars: 0,
+            after_chars: 0,
+            detail: RecordDetail::Reduction,
+        };
+        let id = compactions::insert_compaction(tx, session, &record, Status::Applied)?;
+        compactions::hide_messages(tx, session, id, &span)
     })
 }

@@ -63,6 +63,7 @@ pub struct TurnRequest {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnOutcome {
     pub session: String,
@@ -189,7 +190,7 @@ impl Engine {
         };
         let _claim = self.claim(&session, "run")?;
         let ctx = self.context(&session, sink, cancel);
-        ctx.emit(Event::Session { id: session.id.clone() });
+        ctx.emit(Event::Session { id: session.id.to_string() });
         let first_seq = self.store.next_seq(&session.id)?;
         let result = self.run_turn_in(&ctx, &request).await;
         if let Err(err) = &result {
@@ -253,7 +254,7 @@ impl Engine {
                 StepEnd::Continue if !finished => {}
                 StepEnd::Continue | StepEnd::EndTurn | StepEnd::Resume(_) => {
                     ctx.emit(Event::TurnCompleted { text: completion.text.clone() });
-                    return Ok(TurnOutcome { session: session.id.clone(), text: completion.text, steps: step });
+                    return Ok(TurnOutcome { session: session.id.to_string(), text: completion.text, steps: step });
                 }
             }
         }
@@ -333,7 +334,7 @@ impl Engine {
 
     /// Sends call `n`'s exact request again to the configured provider (its model may differ) and
     /// records it as a `replay` call; the transcript is not touched, so no claim is needed.
-    pub async fn replay_call(&self, session: &str, n: usize, cancel: &CancellationToken) -> Result<ReplayReport> {
+    pub async fn replay_call(&self, session: &Session, n: usize, cancel: &CancellationToken) -> Result<ReplayReport> {
         let (id, original) = calls::call(&self.store, session, n)?;
         let (body, original_response) = calls::request_body(&self.store, &id, &original)?;
         let (system, _) = self.store.model_call_payload(original.id)?;
@@ -365,7 +366,7 @@ impl Engine {
         let started: Vec<&JournalEntry> = unresolved.iter().filter(|e| e.state != JournalState::Requested).collect();
         let killed = kill_leftover_groups(&started);
         let mut report =
-            RecoverReport { session: record.id.clone(), acknowledged: Vec::new(), not_run: Vec::new(), killed };
+            RecoverReport { session: record.id.to_string(), acknowledged: Vec::new(), not_run: Vec::new(), killed };
         let anchors = late_result_anchors(&self.store, &record.id, &unresolved)?;
         self.store.write(|tx| {
             for (entry, anchor) in unresolved.iter().zip(&anchors) {

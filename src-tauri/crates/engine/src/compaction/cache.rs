@@ -183,13 +183,14 @@ mod tests {
 
     #[test]
     fn strategy_selection_by_model() {
-        let mut config = Config::default();
-        assert!(!cache_strategy_applies(&config));
-        config.compaction.strategy = Strategy::Cache;
-        assert!(cache_strategy_applies(&config), "empty list = every model");
-        config.cache_compact.models = vec!["local/other".into()];
-        assert!(!cache_strategy_applies(&config));
-        config.cache_compact.models.push("local/default".into());
-        assert!(cache_strategy_applies(&config));
+        let resolve = |file: &crate::config::ConfigFile| Config::resolve(file.clone()).unwrap();
+        let mut file = crate::config::ConfigFile::default();
+        assert!(!cache_strategy_applies(&resolve(&file)));
+        file.compaction.strategy = Strategy::Cache;
+        assert!(cache_strategy_applies(&resolve(&file)), "empty list = every model");
+        file.cache_compact.models = vec!["local/other".into()];
+        assert!(!cache_strategy_applies(&resolve(&file)));
+        file.cache_compact.models.push("local/default".into());
+        assert!(cache_strategy_applies(&resolve(&file)));
     }
 }

@@ -4,16 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// `(field, heading)` of the seven sections, in order.
-pub const SECTIONS: [(&str, &str); 7] = [
-    ("goal", "Goal"),
-    ("instructions", "User instructions/constraints"),
-    ("discoveries", "Discoveries"),
-    ("accomplished", "Accomplished"),
-    ("currentState", "Current state"),
-    ("nextSteps", "Next steps"),
-    ("relevantFiles", "Relevant files"),
-];
+pub use crate::fidelity::CHECKPOINT_SECTIONS as SECTIONS;
 
 const SECTION_HINTS: [&str; 7] = [
     "what the session is trying to achieve",

@@ -89,8 +89,7 @@ pub fn reduce_kept_tail(ctx: &Context<'_>) -> Result<bool> {
         for (original, &(_, limit)) in originals.iter().zip(&plan.cuts) {
             append_message(tx, &session.id, &reduced_copy(original, limit, id))?;
         }
-        tx.execute("UPDATE compactions SET applied_at = created_at WHERE id = ?1", [id])?;
-        Ok(())
+        compactions::applied_when_created(tx, id)
     })?;
     ctx.emit(Event::ContextReduced { messages: plan.cuts.len() as u64 });
     Ok(fits)

@@ -85,7 +85,7 @@ pub async fn compact(
     if !uncertain.is_empty() {
         if reason == CompactionReason::Manual {
             return Err(Error::Uncertain {
-                session: session.id.clone(),
+                session: session.id.to_string(),
                 count: uncertain.len(),
                 calls: uncertain.join(", "),
                 killed: String::new(),
@@ -216,7 +216,7 @@ async fn before_hooks(
 ) -> BeforeHooks {
     let timeout = Duration::from_millis(ctx.config.plugin_hooks.timeout_ms);
     let input = BeforeCompact {
-        session: ctx.session.id.clone(),
+        session: ctx.session.id.to_string(),
         workspace: ctx.session.workspace.clone(),
         reason: reason.as_str().into(),
         focus: focus.map(str::to_string),
@@ -255,7 +255,7 @@ async fn after_hooks(
             .filter_map(|f| parsed.checkpoint.plugin_fields.get(&f.name).map(|v| (f.name.clone(), v.clone())))
             .collect();
         let input = AfterCompact {
-            session: ctx.session.id.clone(),
+            session: ctx.session.id.to_string(),
             workspace: ctx.session.workspace.clone(),
             checkpoint: checkpoint.clone(),
             partial: parsed.partial,
@@ -361,6 +361,7 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
     }
     // The checkpoint as applied (perhaps edited) is checked again against the span.
     let checkpoint_json = serde_json::to_value(&checkpoint)?;
+    let applied_checkpoint = checkpoint_json.clone();
     let replaced = ctx.store.messages_by_seq(&session.id, &span)?;
     let fidelity = assess(&replaced, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
     let applied = NewCompaction {
@@ -377,21 +378,24 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
         })),
     };
     ctx.store.write(|tx| {
-        let anchor: i64 =
-            tx.query_row("SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2", (&session.id, last), |r| r.get(0))?;
-        tx.execute(
-            "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5, fidelity = ?6
-             WHERE id = ?1",
-            (
-                proposal,
-                serde_json::to_string(&checkpoint)?,
-                partial,
-                checkpoint_chars as i64,
-                after_chars as i64,
-                serde_json::to_string(&fidelity)?,
-            ),
+        let anchor = crate::store::sessions::anchor_of(tx, &session.id, last)?;
+        let completion = compactions::ProposalCompletion {
+            checkpoint: &applied_checkpoint,
+            partial,
+            checkpoint_chars,
+            after_chars,
+            fidelity: &fidelity,
+        };
+        compactions::complete_proposal(tx, proposal, &completion)?;
+        compactions::apply_checkpoint(
+            tx,
+            &session.id,
+            proposal,
+            anchor,
+            &rendered,
+            &proposed.inject_context,
+            &applied.span,
         )?;
-        compactions::apply_checkpoint(tx, &session.id, proposal, anchor, &rendered, &proposed.inject_context, &applied.span)?;
         Ok(())
     })?;
     emit_completed(ctx, &applied);

@@ -9,6 +9,7 @@ use super::sink::{title_of, Record, Sink, Usage};
 use super::{str_at, Skip};
 use crate::error::Result;
 use crate::events::CompactionReason;
+use crate::store::{Purpose, WireApi};
 use crate::transcript::{Role, ToolCall};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -189,8 +190,8 @@ impl Claude {
             sink.model_call(
                 &request,
                 Usage {
-                    purpose: "turn",
-                    api: "messages",
+                    purpose: Purpose::Turn,
+                    api: WireApi::Messages,
                     model,
                     prompt_tokens: input.map(|i| i + read.unwrap_or(0) + created),
                     cached_tokens: read,
@@ -198,7 +199,7 @@ impl Claude {
                     finish_reason: message["stop_reason"].as_str().map(str::to_string),
                     response_seq: Some(seq),
                     started_at: at.to_string(),
-                    ..Usage::default()
+                    ..Usage::new(Purpose::Turn, WireApi::Messages)
                 },
             )?;
         }

@@ -10,6 +10,7 @@ use super::sink::{title_of, Record, Sink, Snapshot, Usage};
 use super::{str_at, Skip};
 use crate::error::Result;
 use crate::events::CompactionReason;
+use crate::store::{Purpose, WireApi};
 use crate::transcript::{Role, ToolCall};
 
 /// What the importer remembers between records of one rollout.
@@ -206,13 +207,13 @@ impl Codex {
         let input = usage["input_tokens"].as_u64();
         let summary = self.summary_answer.take();
         let request = self.request.take().unwrap_or_else(|| sink.state.snapshot());
-        let purpose = if summary.is_some() { "compaction" } else { "turn" };
+        let purpose = if summary.is_some() { Purpose::Compaction } else { Purpose::Turn };
         let response = summary.as_ref().map(|text| json!({"text": text}));
         let id = sink.model_call(
             &request,
             Usage {
                 purpose,
-                api: "responses",
+                api: WireApi::Responses,
                 model: self.model.clone(),
                 prompt_tokens: input,
                 cached_tokens: usage["cached_input_tokens"].as_u64(),
@@ -220,7 +221,7 @@ impl Codex {
                 response_seq: if summary.is_some() { None } else { self.response_seq.take() },
                 response,
                 started_at: at.to_string(),
-                ..Usage::default()
+                ..Usage::new(Purpose::Turn, WireApi::Responses)
             },
         )?;
         if let Some(response_id) = str_at(payload, "/response_id") {

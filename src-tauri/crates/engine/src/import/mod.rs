@@ -1,4 +1,4 @@
-//! Sessions of other agents (`alisio import`, INTERFACES I6): Codex CLI rollouts, Claude Code
+//! Sessions of other agents (`alisio import`): Codex CLI rollouts, Claude Code
 //! sessions and OpenCode databases, recognised by content and read into the session store,
 //! read-only and incrementally. Each source session becomes one Alisio session with a stable id;
 //! importing again appends what the source wrote since (a source rewritten in place is read
@@ -14,49 +14,16 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::store::Store;
+use crate::store::{imported, Store, Tx};
 use sink::{Live, Sink, SinkState};
 
 pub use opencode::COMPACTION_PROMPT as OPENCODE_COMPACTION_PROMPT;
 
-/// The agents whose sessions Alisio reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum SourceKind {
-    #[serde(rename = "codex")]
-    Codex,
-    #[serde(rename = "claude-code")]
-    ClaudeCode,
-    #[serde(rename = "opencode")]
-    OpenCode,
-}
-
-impl SourceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Codex => "codex",
-            SourceKind::ClaudeCode => "claude-code",
-            SourceKind::OpenCode => "opencode",
-        }
-    }
-
-    /// The API shape the agent speaks, for the reconstructed model view.
-    pub fn api(self) -> crate::config::Api {
-        match self {
-            SourceKind::Codex => crate::config::Api::Responses,
-            _ => crate::config::Api::Chat,
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<SourceKind> {
-        [SourceKind::Codex, SourceKind::ClaudeCode, SourceKind::OpenCode].into_iter().find(|k| k.as_str() == text)
-    }
-}
+pub use crate::store::SourceKind;
 
 /// The formats `import` recognises, for messages that must name them.
 pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
@@ -78,7 +45,7 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// One source session as imported (I6 `imported[]`).
+/// One source session as imported (`imported[]`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -172,19 +139,12 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
             let (found, _, _) = discover(&[PathBuf::from(&location.path)]);
             for (kind, path) in found {
                 sessions += match kind {
-                    SourceKind::OpenCode => opencode::open(&path)
-                        .ok()
-                        .and_then(|c| c.query_row("SELECT count(*) FROM session", [], |r| r.get::<_, u64>(0)).ok())
-                        .unwrap_or(0),
+                    SourceKind::OpenCode => opencode::session_count(&path),
                     _ => 1,
                 };
             }
         }
-        let imported = store.read(|c| {
-            Ok(c.query_row("SELECT count(*) FROM sessions WHERE source = ?1", [location.source.as_str()], |r| {
-                r.get(0)
-            })?)
-        })?;
+        let imported = imported::count_from(store, location.source)?;
         out.push(SourceSummary { location, sessions, imported });
     }
     Ok(out)
@@ -269,7 +229,7 @@ fn walk(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<Im
     }
 }
 
-/// Imports every session under `paths` (I6). A file that cannot be read is reported in
+/// Imports every session under `paths`. A file that cannot be read is reported in
 /// `errors`; the others are imported regardless.
 pub fn import(store: &Store, paths: &[PathBuf]) -> ImportReport {
     let (found, mut errors, unknown) = discover(paths);
@@ -396,73 +356,21 @@ fn upsert_session(
     let id = session_id(kind, source_id);
     let path_text = path.display().to_string();
     // A known session whose source has not moved needs no write (a watch asks twice a second).
-    let known: Option<(Option<String>, Option<String>)> = store.read(|c| {
-        Ok(c.query_row("SELECT source_cursor, source_path FROM sessions WHERE id = ?1", [&id], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .optional()?)
-    })?;
-    if let Some((cursor, stored_path)) = &known {
+    if let Some((cursor, stored_path)) = imported::import_state(store, &id)? {
         if stored_path.as_deref() == Some(path_text.as_str()) {
-            return Ok((id, cursor.clone()));
+            return Ok((id, cursor));
         }
     }
-    store.write(|tx| {
-        let cursor: Option<Option<String>> =
-            tx.query_row("SELECT source_cursor FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
-        match cursor {
-            Some(cursor) => {
-                tx.execute("UPDATE sessions SET source_path = ?2 WHERE id = ?1", params![id, path_text])?;
-                Ok((id.clone(), cursor))
-            }
-            None => {
-                let created = if created_at.is_empty() { crate::events::now_rfc3339() } else { created_at.to_string() };
-                tx.execute(
-                    "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, source_id)
-                     VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
-                    params![id, title, workspace, created, kind.as_str(), path_text, source_id],
-                )?;
-                Ok((id.clone(), None))
-            }
-        }
-    })
-}
-
-/// Removes what was imported of a session (its source was rewritten; it is read again).
-fn clear_session(tx: &Transaction<'_>, session: &str) -> Result<()> {
-    for table in ["messages", "compactions", "model_calls", "tool_calls", "events"] {
-        tx.execute(&format!("DELETE FROM {table} WHERE session_id = ?1"), [session])?;
-    }
-    tx.execute("UPDATE sessions SET source_cursor = NULL WHERE id = ?1", [session])?;
-    Ok(())
+    let identity =
+        imported::ImportedIdentity { id: &id, source: kind, source_id, path: &path_text, title, workspace, created_at };
+    let cursor = imported::upsert_session(store, &identity)?;
+    Ok((id, cursor))
 }
 
 /// The model view and next seq of a stored session, to go on appending to it.
-fn sink_state(tx: &Transaction<'_>, session: &str) -> Result<SinkState> {
-    let next_seq: i64 =
-        tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| r.get(0))?;
-    let mut stmt = tx.prepare(
-        "SELECT seq, chars FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
-    )?;
-    let live = stmt
-        .query_map([session], |r| Ok(Live { seq: r.get(0)?, chars: r.get(1)? }))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(SinkState { next_seq, live, added: 0 })
-}
-
-fn counts(store: &Store, session: &str) -> Result<(String, u64, u64, u64)> {
-    store.read(|c| {
-        Ok(c.query_row(
-            "SELECT s.title,
-                    (SELECT count(*) FROM messages WHERE session_id = s.id),
-                    (SELECT coalesce(sum(json_array_length(tool_calls)), 0) FROM messages
-                        WHERE session_id = s.id AND tool_calls IS NOT NULL),
-                    (SELECT count(*) FROM compactions WHERE session_id = s.id)
-             FROM sessions s WHERE s.id = ?1",
-            [session],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?)
-    })
+fn sink_state(tx: &Tx<'_>, session: &str) -> Result<SinkState> {
+    let (next_seq, live) = imported::append_state(tx, session)?;
+    Ok(SinkState { next_seq, live: live.into_iter().map(|(seq, chars)| Live { seq, chars }).collect(), added: 0 })
 }
 
 /// A JSONL format's per-record mapping.
@@ -510,7 +418,11 @@ fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<Imported
         }
         Some(c) if same_prefix(&mut file, &c) => c,
         Some(_) => {
-            store.write(|tx| clear_session(tx, &session))?;
+            let earlier = store.write(|tx| imported::supersede(tx, &session))?;
+            tracing::info!(
+                "{} was rewritten; it is read again from its start (the earlier reading is session {earlier})",
+                path.display()
+            );
             Cursor::default()
         }
         None => Cursor::default(),
@@ -584,11 +496,7 @@ fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<Imported
             let whole = done && pending_skip.is_none();
             // The size/mtime shortcut holds only when the whole file was read.
             (cursor.size, cursor.modified) = if whole { (meta.len(), modified_ms(&meta)) } else { (u64::MAX, 0) };
-            tx.execute(
-                "UPDATE sessions SET source_cursor = ?2 WHERE id = ?1",
-                params![session, serde_json::to_string(&cursor)?],
-            )?;
-            Ok(())
+            imported::set_cursor(tx, &session, &serde_json::to_string(&cursor)?)
         })?;
     }
     let mut skipped = cursor.skipped;
@@ -616,7 +524,7 @@ fn finished(
     skipped: Vec<Skipped>,
     added: u64,
 ) -> Result<ImportedSession> {
-    let (title, messages, tool_calls, compactions) = counts(store, session)?;
+    let (title, messages, tool_calls, compactions) = imported::counts(store, session)?;
     Ok(ImportedSession {
         id: session.to_string(),
         source: kind,
@@ -659,10 +567,7 @@ fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
                 let mut state = sink_state(tx, &session)?;
                 let mut sink = Sink { tx, session: &session, state: &mut state };
                 if let Some(parent) = &source.parent {
-                    tx.execute(
-                        "UPDATE sessions SET title = ?2 WHERE id = ?1",
-                        params![session, format!("{title} (sub-agent of {parent})")],
-                    )?;
+                    imported::set_title(tx, &session, &format!("{title} (sub-agent of {parent})"))?;
                 }
                 for message in &complete {
                     for (row, reason) in cursor.state.message(&mut sink, message)? {
@@ -672,11 +577,7 @@ fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
                     }
                 }
                 added = sink.state.added;
-                tx.execute(
-                    "UPDATE sessions SET source_cursor = ?2 WHERE id = ?1",
-                    params![session, serde_json::to_string(&cursor)?],
-                )?;
-                Ok(())
+                imported::set_cursor(tx, &session, &serde_json::to_string(&cursor)?)
             })?;
         }
         out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, added)?);

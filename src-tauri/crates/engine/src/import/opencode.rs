@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::sink::{Record, Sink, Usage};
 use crate::error::{Error, Result};
 use crate::events::CompactionReason;
+use crate::store::{Purpose, WireApi};
 use crate::transcript::{Role, ToolCall};
 
 /// What OpenCode shows the model in place of the compaction part (generated, never stored).
@@ -54,6 +55,14 @@ pub fn open(path: &Path) -> Result<Connection> {
 }
 
 /// Whether `conn` holds OpenCode's tables.
+/// How many sessions an OpenCode database holds (0 when it cannot be read).
+pub fn session_count(path: &Path) -> u64 {
+    open(path)
+        .ok()
+        .and_then(|c| c.query_row("SELECT count(*) FROM session", [], |r| r.get::<_, u64>(0)).ok())
+        .unwrap_or(0)
+}
+
 pub fn is_opencode(conn: &Connection) -> bool {
     let tables: i64 = conn
         .query_row(
@@ -284,8 +293,8 @@ impl OpenCode {
         let call = sink.model_call(
             &request,
             Usage {
-                purpose: if summary { "compaction" } else { "turn" },
-                api: "chat",
+                purpose: if summary { Purpose::Compaction } else { Purpose::Turn },
+                api: WireApi::Chat,
                 model,
                 prompt_tokens: input.map(|i| i + read.unwrap_or(0) + write),
                 cached_tokens: read,
@@ -294,14 +303,11 @@ impl OpenCode {
                 finish_reason: data["finish"].as_str().map(str::to_string),
                 response_seq: Some(seq),
                 started_at: at.to_string(),
-                ..Usage::default()
+                ..Usage::new(Purpose::Turn, WireApi::Chat)
             },
         )?;
         if summary {
-            sink.tx.execute(
-                "UPDATE compactions SET model_call_id = ?2 WHERE id = (SELECT created_by FROM messages WHERE session_id = ?1 AND seq = ?3)",
-                params![sink.session, call, seq],
-            )?;
+            crate::store::imported::link_summary_call(sink.tx, sink.session, call, seq)?;
         }
         Ok(())
     }

@@ -1,32 +1,17 @@
 //! Where every importer writes: messages, compactions and ledger rows of one imported session,
 //! with the model view (the messages the agent would send next) kept as the records arrive.
 
-use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::error::Result;
 use crate::events::CompactionReason;
 use crate::store::compactions::{insert_compaction, CheckpointDetail, NewCompaction, RecordDetail, Status};
-use crate::store::seq_ranges;
-use crate::transcript::{estimate_tokens, message_chars, Role, ToolCall};
+use crate::store::imported::{self, Placement, RequestShape};
+use crate::store::{seq_ranges, Tx};
+use crate::transcript::{message_chars, Role};
 
-/// A message as an importer maps it from a source record.
-#[derive(Debug, Clone)]
-pub struct Record {
-    pub role: Role,
-    pub content: String,
-    pub tool_calls: Vec<ToolCall>,
-    pub tool_call_id: Option<String>,
-    pub provider_items: Option<Value>,
-    /// The source's id for the record, verbatim.
-    pub source_id: Option<String>,
-    /// What the record holds beyond the mapped fields (kept, never dropped).
-    pub meta: Map<String, Value>,
-    /// Kept in the stored view but never part of the model's view.
-    pub off_view: bool,
-    pub created_at: String,
-}
+pub use crate::store::imported::{Record, Usage};
 
 impl Record {
     pub fn new(role: Role, content: impl Into<String>, created_at: &str) -> Self {
@@ -63,23 +48,6 @@ pub struct Live {
     pub chars: u64,
 }
 
-/// What a ledger row needs that the request snapshot does not give.
-#[derive(Debug, Clone, Default)]
-pub struct Usage {
-    pub purpose: &'static str,
-    pub api: &'static str,
-    pub model: String,
-    pub prompt_tokens: Option<u64>,
-    pub cached_tokens: Option<u64>,
-    pub completion_tokens: Option<u64>,
-    pub duration_ms: Option<u64>,
-    pub ttft_ms: Option<u64>,
-    pub finish_reason: Option<String>,
-    pub response_seq: Option<i64>,
-    pub response: Option<Value>,
-    pub started_at: String,
-}
-
 /// The request a response answered: the model view as it was when the response began.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -113,7 +81,7 @@ impl SinkState {
 }
 
 pub struct Sink<'a, 't> {
-    pub tx: &'a Transaction<'t>,
+    pub tx: &'a Tx<'t>,
     pub session: &'a str,
     pub state: &'a mut SinkState,
 }
@@ -128,31 +96,8 @@ impl Sink<'_, '_> {
         let seq = self.state.next_seq.max(1);
         self.state.next_seq = seq + 1;
         let chars = message_chars(&record.content, &record.tool_calls);
-        let tool_calls =
-            if record.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&record.tool_calls)?) };
-        let meta = if record.meta.is_empty() { None } else { Some(Value::Object(record.meta).to_string()) };
-        let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO messages (session_id, seq, anchor, role, content, chars, tool_calls, tool_call_id,
-                                   provider_items, created_at, summary, created_by, source_id, meta, off_view)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        )?;
-        stmt.execute(params![
-            self.session,
-            seq,
-            anchor.unwrap_or(seq),
-            record.role.as_str(),
-            record.content,
-            chars as i64,
-            tool_calls,
-            record.tool_call_id,
-            record.provider_items.as_ref().map(Value::to_string),
-            record.created_at,
-            summary,
-            created_by,
-            record.source_id,
-            meta,
-            record.off_view,
-        ])?;
+        let placement = Placement { seq, anchor, created_by, summary };
+        imported::insert_message(self.tx, self.session, &record, placement, chars)?;
         if !record.off_view {
             self.state.live.push(Live { seq, chars });
         }
@@ -162,9 +107,7 @@ impl Sink<'_, '_> {
 
     /// The seq of the message imported from source record `id`, if any.
     pub fn seq_of(&self, id: &str) -> Result<Option<i64>> {
-        let mut stmt =
-            self.tx.prepare_cached("SELECT min(seq) FROM messages WHERE session_id = ?1 AND source_id = ?2")?;
-        Ok(stmt.query_row(params![self.session, id], |r| r.get(0))?)
+        imported::seq_of(self.tx, self.session, id)
     }
 
     /// Records a compaction the source made: every live message not in `keep` is hidden by it.
@@ -200,7 +143,7 @@ impl Sink<'_, '_> {
             })),
         };
         let id = insert_compaction(self.tx, self.session, &record, Status::Applied)?;
-        self.tx.execute("UPDATE compactions SET created_at = ?2, applied_at = ?2 WHERE id = ?1", params![id, at])?;
+        imported::date_compaction(self.tx, id, at)?;
         crate::store::compactions::hide_messages(self.tx, self.session, id, &span)?;
         self.state.live = kept;
         Ok(id)
@@ -227,87 +170,38 @@ impl Sink<'_, '_> {
         }
         let after = self.state.live_chars();
         let fidelity = self.fidelity_of(id, &text)?;
-        self.tx.execute(
-            "UPDATE compactions SET checkpoint = ?2, checkpoint_chars = ?3, after_chars = ?4, fidelity = ?5 WHERE id = ?1",
-            params![
-                id,
-                json!({"text": text}).to_string(),
-                text.chars().count() as i64,
-                after as i64,
-                serde_json::to_string(&fidelity)?
-            ],
-        )?;
+        imported::set_checkpoint(self.tx, id, &text, after, &serde_json::to_value(&fidelity)?)?;
         Ok(seq)
     }
 
-    /// What `text` keeps of the messages compaction `id` hid (I13).
+    /// What `text` keeps of the messages compaction `id` hid.
     fn fidelity_of(&self, id: i64, text: &str) -> Result<crate::fidelity::Fidelity> {
-        let (workspace, ranges): (String, String) = self.tx.query_row(
-            "SELECT s.workspace, c.summarized_ranges FROM compactions c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        let seqs = crate::view::expand_ranges(&serde_json::from_str(&ranges)?);
-        let mut stmt = self.tx.prepare_cached(&format!(
-            "SELECT {} FROM messages WHERE session_id = ?1 AND seq = ?2",
-            crate::store::sessions::MESSAGE_COLUMNS
-        ))?;
-        let mut span = Vec::with_capacity(seqs.len());
-        for seq in seqs {
-            span.push(stmt.query_row(params![self.session, seq], crate::store::sessions::message_from_row)?);
-        }
+        let (workspace, ranges) = imported::compaction_span(self.tx, id)?;
+        let span = imported::messages_at(self.tx, self.session, &crate::view::expand_ranges(&ranges))?;
         Ok(crate::fidelity::assess(&span, &crate::fidelity::CheckpointText::Text(text), &workspace))
     }
 
     /// Adds a ledger row for a request whose body was `request` and whose answer `usage` says.
     pub fn model_call(&mut self, request: &Snapshot, usage: Usage) -> Result<i64> {
-        let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
-                 tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
-                 completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at)
-             VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-        )?;
-        stmt.execute(params![
+        imported::insert_call(
+            self.tx,
             self.session,
-            usage.purpose,
-            usage.api,
-            usage.model,
-            serde_json::to_string(&request.ranges)?,
-            json!({"reconstructed": true}).to_string(),
-            request.chars as i64,
-            estimate_tokens(request.chars) as i64,
-            usage.prompt_tokens.map(|v| v as i64),
-            usage.cached_tokens.map(|v| v as i64),
-            usage.completion_tokens.map(|v| v as i64),
-            usage.ttft_ms.map(|v| v as i64),
-            usage.duration_ms.map(|v| v as i64),
-            usage.finish_reason,
-            usage.response_seq,
-            usage.response.as_ref().map(Value::to_string),
-            usage.started_at,
-        ])?;
-        Ok(self.tx.last_insert_rowid())
+            RequestShape { ranges: &request.ranges, chars: request.chars },
+            &usage,
+        )
     }
 
     pub fn set_title(&self, title: &str) -> Result<()> {
-        self.tx.execute("UPDATE sessions SET title = ?2 WHERE id = ?1", params![self.session, title])?;
-        Ok(())
+        imported::set_title(self.tx, self.session, title)
     }
 
     pub fn set_system_prompt(&self, prompt: &str) -> Result<()> {
-        self.tx.execute("UPDATE sessions SET system_prompt = ?2 WHERE id = ?1", params![self.session, prompt])?;
-        Ok(())
+        imported::set_system_prompt(self.tx, self.session, prompt)
     }
 
     /// Moves the session's last activity to `at` (the source's time of its newest record).
     pub fn touch(&self, at: &str) -> Result<()> {
-        if !at.is_empty() {
-            self.tx.execute(
-                "UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1",
-                params![self.session, at],
-            )?;
-        }
-        Ok(())
+        imported::touch(self.tx, self.session, at)
     }
 }
 

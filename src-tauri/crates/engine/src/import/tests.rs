@@ -58,8 +58,8 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
     assert_eq!((imported.messages, imported.tool_calls, imported.compactions), (32, 5, 1));
     assert!(imported.skipped.is_empty());
 
-    let stored = stored_view(&store, &imported.id).unwrap();
-    assert_eq!(stored.session.source.as_deref(), Some("codex"));
+    let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
+    assert_eq!(stored.session.source, Some(SourceKind::Codex));
     assert_eq!(stored.session.workspace, "/home/dev/work/codex/proj");
     let calls: Vec<&str> = stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
     assert_eq!(calls, ["call_1-Zq.9/x", "call_3-Zq.9/x", "call_5-Zq.9/x", "call_7-Zq.9/x", "call_11-Zq.9/x"]);
@@ -89,12 +89,12 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
         stored.model_calls.iter().map(|c| (c.prompt_tokens, c.cached_tokens, c.completion_tokens)).collect();
     assert_eq!(usage[0], (Some(5270), Some(0), Some(1)));
     assert_eq!(usage[10], (Some(5724), Some(4429), Some(1)));
-    assert_eq!(stored.model_calls[9].purpose, "compaction");
+    assert_eq!(stored.model_calls[9].purpose, crate::store::Purpose::Compaction);
     assert_eq!(compaction.record.model_call_id, Some(stored.model_calls[9].id));
 
     // What Codex sends next: base instructions, the retained prompts, the re-inserted context,
     // the summary, then turn 6 (FORMATS.md, request 11 and what followed).
-    let view = model_view(&store, &Config::default(), &imported.id, &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
     assert!(view.reconstructed);
     let got = texts(&view);
     assert!(got[0].starts_with("system: You are a coding agent running in the Co"), "{got:?}");
@@ -120,7 +120,7 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
     let input = body["input"].as_array().unwrap();
     assert_eq!(input.last().unwrap()["content"], "DO exec_command {\"cmd\":\"echo after compaction; cat notes.txt\"}");
     assert_eq!(body["tools"], Value::Null, "an imported call's tools are not invented");
-    let detail = crate::calls::show(&store, &imported.id, 11).unwrap();
+    let detail = crate::calls::show(&store, &session_of(&store, &imported.id), 11).unwrap();
     assert_eq!(detail.response.unwrap()["toolCalls"][0]["id"], "call_11-Zq.9/x", "the answer is the stored reply");
 }
 
@@ -128,7 +128,7 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
 fn codex_automatic_compactions_are_recorded_in_order() {
     let (_dir, store) = store();
     let imported = import_one(&store, &fixtures().join(CODEX_B));
-    let stored = stored_view(&store, &imported.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
     let reasons: Vec<CompactionReason> = stored.compactions.iter().map(|c| c.record.reason).collect();
     assert_eq!(reasons, [CompactionReason::Auto; 3]);
     assert!(stored.compactions.iter().all(|c| c.record.status == Status::Applied));
@@ -152,7 +152,7 @@ fn claude_code_manual_compaction_keeps_the_preserved_reply_after_the_summary() {
     assert_eq!(imported.source, SourceKind::ClaudeCode);
     assert_eq!(imported.source_id, "46c4be69-b0e3-487e-97a4-c6832402089e");
     assert_eq!((imported.tool_calls, imported.compactions), (5, 1));
-    let stored = stored_view(&store, &imported.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Manual);
     assert_eq!(stored.compactions[0].record.plugin_fields["preTokens"], json!(3092));
     let ids: Vec<&str> = stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
@@ -165,7 +165,7 @@ fn claude_code_manual_compaction_keeps_the_preserved_reply_after_the_summary() {
     assert_eq!(stored.model_calls[1].cached_tokens, Some(197));
     assert_eq!(stored.model_calls[1].prompt_tokens, Some(2460 + 197));
 
-    let view = model_view(&store, &Config::default(), &imported.id, &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
     let got = texts(&view);
     assert!(got[1].starts_with("user: This session is being continued"), "{got:?}");
     assert_eq!(got[2], "assistant: all four turns done", "the preserved reply follows the summary");
@@ -178,13 +178,13 @@ fn claude_code_manual_compaction_keeps_the_preserved_reply_after_the_summary() {
 fn claude_code_auto_compaction_and_local_command_output() {
     let (_dir, store) = store();
     let imported = import_one(&store, &fixtures().join(CLAUDE_AUTO));
-    let stored = stored_view(&store, &imported.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Auto);
     let local =
         stored.messages.iter().find(|m| m.content.starts_with("<local-command-stdout>## Context Usage")).unwrap();
     assert!(local.off_view, "a local command's output is shown but never sent");
     assert_eq!(local.meta.as_ref().unwrap()["subtype"], "local_command");
-    let view = model_view(&store, &Config::default(), &imported.id, &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
     let got = texts(&view);
     assert!(got[1].starts_with("user: This session is being continued"), "{got:?}");
     assert_eq!(got[2], "assistant: pretend the context is now large");
@@ -202,7 +202,7 @@ fn opencode_database_sessions_with_manual_and_auto_compactions() {
     assert_eq!(manual.source_id, "ses_dd26eb074ffenpOs2hjVwkdumC");
     assert_eq!((manual.tool_calls, manual.compactions), (5, 1));
 
-    let stored = stored_view(&store, &manual.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &manual.id)).unwrap();
     assert_eq!(stored.session.workspace, "/home/dev/work/opencode/proj");
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Manual);
     let first_call = stored.messages.iter().find(|m| !m.tool_calls.is_empty()).unwrap();
@@ -211,19 +211,19 @@ fn opencode_database_sessions_with_manual_and_auto_compactions() {
     let result = stored.messages.iter().find(|m| m.tool_call_id.as_deref() == Some("call_1-Zq.9/x")).unwrap();
     assert_eq!(result.content, "hello from turn1\n1\n2\n3\n");
     assert_eq!(result.meta.as_ref().unwrap()["exit"], json!(0));
-    let summarizer = stored.model_calls.iter().find(|c| c.purpose == "compaction").unwrap();
+    let summarizer = stored.model_calls.iter().find(|c| c.purpose == crate::store::Purpose::Compaction).unwrap();
     assert_eq!(
         (summarizer.prompt_tokens, summarizer.cached_tokens, summarizer.completion_tokens),
         (Some(821), Some(5), Some(74))
     );
 
-    let view = model_view(&store, &Config::default(), &manual.id, &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &manual.id), &[]).unwrap();
     let got = texts(&view);
     assert_eq!(got[0], "user: What did we do so far?");
     assert!(got[1].starts_with("assistant: {\"goal\": \"MARKER-GOAL"), "{got:?}");
     assert!(got[2].starts_with("user: DO bash {\"command\":\"echo after compac"), "{got:?}");
 
-    let stored = stored_view(&store, &auto.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &auto.id)).unwrap();
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Auto);
     let synthetic = stored.messages.iter().find(|m| m.content.starts_with("Continue if you have next steps")).unwrap();
     assert_eq!(synthetic.meta.as_ref().unwrap()["synthetic"], json!(true));
@@ -232,7 +232,7 @@ fn opencode_database_sessions_with_manual_and_auto_compactions() {
 
 /// Rows of a session that must not change between equivalent imports.
 fn rows(store: &Store, session: &str) -> Vec<String> {
-    let stored = stored_view(store, session).unwrap();
+    let stored = stored_view(store, &session_of(store, session)).unwrap();
     let mut out: Vec<String> = stored
         .messages
         .iter()
@@ -315,7 +315,7 @@ fn a_source_rewritten_in_place_is_read_again_without_duplicates() {
     std::fs::write(&path, text).unwrap();
     let second = import_one(&store, &path);
     assert_eq!((second.id.clone(), second.messages), (first.id, first.messages));
-    let stored = stored_view(&store, &second.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &second.id)).unwrap();
     assert!(stored.messages.iter().any(|m| m.content.contains("HELLO FROM TURN1")));
     assert!(!stored.messages.iter().any(|m| m.content.contains("hello from turn1")));
 }
@@ -424,7 +424,7 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
     std::fs::write(&path, text.join("\n") + "\n").unwrap();
 
     let imported = import_one(&store, &path);
-    let stored = stored_view(&store, &imported.id).unwrap();
+    let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
     let side: Vec<&crate::view::StoredMessage> = stored.messages.iter().filter(|m| m.off_view).collect();
     assert_eq!(side.len(), 2);
     assert!(side.iter().all(|m| m.meta.as_ref().unwrap()["sidechain"] == json!(true)));
@@ -432,6 +432,11 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
     assert_eq!(stored.model_calls.len(), 12, "the sub-agent's call is not the main thread's; the parallel pair is one");
     let failed = stored.messages.iter().find(|m| m.tool_call_id.as_deref() == Some("toolu_B")).unwrap();
     assert_eq!(failed.meta.as_ref().unwrap()["isError"], json!(true));
-    let view = model_view(&store, &Config::default(), &imported.id, &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
     assert!(!texts(&view).iter().any(|t| t.contains("解析")), "a sub-agent's records never reach the main view");
+}
+
+/// The stored session of an import, resolved as the application resolves a command's argument.
+fn session_of(store: &Store, id: &str) -> crate::store::Session {
+    store.resolve_session(id).unwrap()
 }

@@ -11,34 +11,10 @@ use super::ModelClient;
 use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
-use crate::provider::{build_body, Completion, RequestOptions, Window, WindowSource};
-use crate::store::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Store};
+use crate::provider::{build_body, configured_window, Completion, RequestOptions, Window};
+use crate::store::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, Store};
 use crate::transcript::estimate_tokens;
 use crate::view::PreparedRequest;
-
-/// Why a request was sent; stored in the ledger as `purpose`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    Turn,
-    Compaction,
-    CacheSummary,
-    /// A past request sent again (`alisio calls replay`); never part of the transcript.
-    Replay,
-    /// A question about a checkpoint (`alisio compact --probe`); never part of the transcript.
-    Probe,
-}
-
-impl Purpose {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Purpose::Turn => "turn",
-            Purpose::Compaction => "compaction",
-            Purpose::CacheSummary => "cache-summary",
-            Purpose::Replay => "replay",
-            Purpose::Probe => "probe",
-        }
-    }
-}
 
 /// One request: the prepared live view, optionally with a user message appended to it.
 pub struct Outgoing<'a> {
@@ -74,11 +50,8 @@ impl ModelCaller {
 
     /// The window in force and its source.
     pub async fn window(&self) -> Option<Window> {
-        if let Some(tokens) = self.config.context_window {
-            return Some(Window { tokens, source: WindowSource::Provider });
-        }
-        if let Some(tokens) = self.config.profile_context_window {
-            return Some(Window { tokens, source: WindowSource::Profile });
+        if let Some(configured) = configured_window(&self.config) {
+            return Some(configured);
         }
         *self
             .reported_window
@@ -141,8 +114,8 @@ impl ModelCaller {
         let started_at = now_rfc3339();
         let call_id = store.insert_model_call(&ModelCallStart {
             session,
-            purpose: purpose.as_str(),
-            api: self.config.api.as_str(),
+            purpose,
+            api: self.config.api.into(),
             model: &self.config.model,
             system_prompt: &prepared.system,
             message_ranges: &prepared.ranges,
@@ -181,8 +154,8 @@ impl ModelCaller {
         let tools = store.model_call_tools(original.id)?;
         let call_id = store.insert_model_call(&ModelCallStart {
             session,
-            purpose: Purpose::Replay.as_str(),
-            api: &original.api,
+            purpose: Purpose::Replay,
+            api: original.api,
             model: &self.config.model,
             system_prompt,
             message_ranges: &ranges,

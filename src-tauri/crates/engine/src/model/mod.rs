@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 use crate::error::Result;
 use crate::provider::{Completion, Provider, Window};
 
-pub use caller::{ModelCaller, Outgoing, Purpose};
+pub use crate::store::Purpose;
+pub use caller::{ModelCaller, Outgoing};
 pub use scripted::ScriptedClient;
 
 /// Something that answers model requests. The request body is already in the wire shape of the

@@ -5,10 +5,9 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::{Provider, WindowSource};
-use crate::config::ProviderConfig;
+use crate::config::{ProviderConfig, ProviderFile};
 
 /// The usual local servers: `(port, what usually listens there)`.
 pub const USUAL_PORTS: [(u16, &str); 4] = [(8080, "llama.cpp"), (11434, "Ollama"), (1234, "LM Studio"), (8000, "vLLM")];
@@ -34,19 +33,15 @@ pub async fn find_servers(host: &str, ports: &[(u16, &str)], timeout: Duration) 
 }
 
 async fn probe(base_url: String, name: String, timeout: Duration) -> Option<FoundServer> {
-    let mut config = ProviderConfig {
+    let mut config = ProviderConfig::from(ProviderFile {
         base_url: base_url.clone(),
         api_key_env: String::new(),
         timeout_ms: timeout.as_millis() as u64,
         max_retries: 0,
-        ..ProviderConfig::default()
-    };
+        ..ProviderFile::default()
+    });
     let listed = tokio::time::timeout(timeout, Provider::new(&config).ok()?.list_models()).await.ok()?.ok()?;
-    let models: Vec<String> = listed
-        .get("data")
-        .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string)).collect())
-        .unwrap_or_default();
+    let models = super::model_ids(&listed);
     config.model = models.first().cloned().unwrap_or_default();
     let provider = Provider::new(&config).ok()?;
     let window = tokio::time::timeout(timeout * 2, provider.discover_window(Some(&listed)))

@@ -5,6 +5,7 @@
 pub(crate) mod chat;
 mod chunks;
 pub mod finder;
+mod report;
 pub(crate) mod responses;
 mod window;
 pub mod wire;
@@ -20,6 +21,7 @@ use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::transcript::{Message, ToolCall};
 
+pub use report::{configured_window, model_ids, window_in_force, ModelsReport};
 pub use window::{parse_context_window, Window, WindowSource};
 use wire::WireItem;
 

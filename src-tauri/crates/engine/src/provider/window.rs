@@ -12,9 +12,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Which source gave the window in force (`alisio models --json` → `windowSource`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum WindowSource {
     Provider,
     Profile,

@@ -1,28 +1,30 @@
 //! Compaction and reduction records. Applying one hides originals and adds messages in the same
 //! transaction; undo reverses exactly those marks. Nothing is deleted.
 
-use rusqlite::{params, OptionalExtension, Row, Transaction};
+use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::sessions::append_message;
-use super::Store;
+use super::{Store, Tx};
 use crate::error::{Error, Result};
 use crate::events::{now_rfc3339, CompactionReason};
 use crate::fidelity::Fidelity;
 use crate::transcript::NewMessage;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Kind {
     Checkpoint,
     Reduction,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Status {
     Proposed,
     Applied,
@@ -32,29 +34,21 @@ pub enum Status {
 
 impl Kind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Checkpoint => "checkpoint",
-            Kind::Reduction => "reduction",
-        }
+        self.into()
     }
 
     fn parse(s: &str) -> Option<Self> {
-        [Kind::Checkpoint, Kind::Reduction].into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 }
 
 impl Status {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Proposed => "proposed",
-            Status::Applied => "applied",
-            Status::Discarded => "discarded",
-            Status::Reverted => "reverted",
-        }
+        self.into()
     }
 
     fn parse(s: &str) -> Option<Self> {
-        [Status::Proposed, Status::Applied, Status::Discarded, Status::Reverted].into_iter().find(|x| x.as_str() == s)
+        s.parse().ok()
     }
 }
 
@@ -81,7 +75,7 @@ pub struct CheckpointDetail {
     pub inject_context: Vec<String>,
     /// The summarizer's request in the ledger.
     pub model_call_id: Option<i64>,
-    /// What the checkpoint kept of the span it replaced (I13).
+    /// What the checkpoint kept of the span it replaced.
     pub fidelity: Option<Fidelity>,
 }
 
@@ -154,7 +148,7 @@ pub struct CompactionDocument {
     pub created_at: String,
     pub applied_at: Option<String>,
     pub reverted_at: Option<String>,
-    /// A checkpoint's fidelity (I13); null for reductions and records made before it was kept.
+    /// A checkpoint's fidelity; null for reductions and records made before it was kept.
     pub fidelity: Option<Fidelity>,
 }
 
@@ -256,7 +250,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
 }
 
 /// Stores a record with the given status and returns its id.
-pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompaction, status: Status) -> Result<i64> {
+pub fn insert_compaction(tx: &Tx<'_>, session: &str, record: &NewCompaction, status: Status) -> Result<i64> {
     let now = now_rfc3339();
     let empty = Map::new();
     let fidelity = match &record.detail {
@@ -280,7 +274,7 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
                 (None, false, "{}".into(), 0, 0, "[]".into(), serde_json::to_string(&empty)?, "[]".into(), None)
             }
         };
-    tx.execute(
+    tx.conn().execute(
         "INSERT INTO compactions (session_id, kind, reason, focus, status, partial, checkpoint, summarized_ranges,
              summarized_messages, summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports,
              plugin_fields, inject_context, model_call_id, created_at, fidelity)
@@ -307,12 +301,12 @@ pub fn insert_compaction(tx: &Transaction<'_>, session: &str, record: &NewCompac
             fidelity,
         ],
     )?;
-    Ok(tx.last_insert_rowid())
+    Ok(tx.conn().last_insert_rowid())
 }
 
 /// Hides `seqs` (which must all be live) on behalf of record `id`.
-pub fn hide_messages(tx: &Transaction<'_>, session: &str, id: i64, seqs: &[i64]) -> Result<()> {
-    let mut stmt = tx.prepare_cached(
+pub fn hide_messages(tx: &Tx<'_>, session: &str, id: i64, seqs: &[i64]) -> Result<()> {
+    let mut stmt = tx.conn().prepare_cached(
         "UPDATE messages SET compacted = 1, compacted_by = ?3 WHERE session_id = ?1 AND seq = ?2 AND compacted = 0",
     )?;
     for seq in seqs {
@@ -327,7 +321,7 @@ pub fn hide_messages(tx: &Transaction<'_>, session: &str, id: i64, seqs: &[i64])
 
 /// Applies a checkpoint record: adds the checkpoint and injected context at `anchor`, hides the span.
 pub fn apply_checkpoint(
-    tx: &Transaction<'_>,
+    tx: &Tx<'_>,
     session: &str,
     id: i64,
     anchor: i64,
@@ -340,8 +334,43 @@ pub fn apply_checkpoint(
     for context in inject {
         append_message(tx, session, &NewMessage::summary(context.clone(), anchor, id))?;
     }
-    tx.execute("UPDATE compactions SET status = 'applied', applied_at = ?2 WHERE id = ?1", params![id, now_rfc3339()])?;
+    tx.conn().execute(
+        "UPDATE compactions SET status = 'applied', applied_at = ?2 WHERE id = ?1",
+        params![id, now_rfc3339()],
+    )?;
     Ok(seq)
+}
+
+/// Completes proposal `id` with the checkpoint being applied (edited or as proposed).
+pub fn complete_proposal(tx: &Tx<'_>, id: i64, done: &ProposalCompletion<'_>) -> Result<()> {
+    tx.conn().execute(
+        "UPDATE compactions SET checkpoint = ?2, partial = ?3, checkpoint_chars = ?4, after_chars = ?5, fidelity = ?6
+         WHERE id = ?1",
+        params![
+            id,
+            serde_json::to_string(done.checkpoint)?,
+            done.partial,
+            done.checkpoint_chars as i64,
+            done.after_chars as i64,
+            serde_json::to_string(done.fidelity)?,
+        ],
+    )?;
+    Ok(())
+}
+
+/// What applying a proposal sets on its record.
+pub struct ProposalCompletion<'a> {
+    pub checkpoint: &'a Value,
+    pub partial: bool,
+    pub checkpoint_chars: u64,
+    pub after_chars: u64,
+    pub fidelity: &'a Fidelity,
+}
+
+/// A reduction takes effect as it is recorded.
+pub fn applied_when_created(tx: &Tx<'_>, id: i64) -> Result<()> {
+    tx.conn().execute("UPDATE compactions SET applied_at = created_at WHERE id = ?1", [id])?;
+    Ok(())
 }
 
 impl Store {
@@ -371,6 +400,7 @@ impl Store {
     pub fn undo_latest_compaction(&self, session: &str) -> Result<Vec<i64>> {
         self.write(|tx| {
             let newest: Option<i64> = tx
+                .conn()
                 .query_row(
                     "SELECT max(id) FROM compactions WHERE session_id = ?1 AND kind = 'checkpoint' AND status = 'applied'",
                     [session],
@@ -382,7 +412,7 @@ impl Store {
                 return Err(Error::Usage("this session has no applied compaction to undo".into()));
             };
             let ids: Vec<i64> = {
-                let mut stmt = tx.prepare(
+                let mut stmt = tx.conn().prepare(
                     "SELECT id FROM compactions WHERE session_id = ?1 AND status = 'applied' AND id >= ?2 ORDER BY id DESC",
                 )?;
                 let rows = stmt.query_map(params![session, newest], |r| r.get(0))?;
@@ -390,9 +420,9 @@ impl Store {
             };
             let now = now_rfc3339();
             for id in &ids {
-                tx.execute("UPDATE messages SET compacted = 0, compacted_by = NULL WHERE compacted_by = ?1", [id])?;
-                tx.execute("UPDATE messages SET compacted = 1, reverted = 1 WHERE created_by = ?1", [id])?;
-                tx.execute("UPDATE compactions SET status = 'reverted', reverted_at = ?2 WHERE id = ?1", params![id, now])?;
+                tx.conn().execute("UPDATE messages SET compacted = 0, compacted_by = NULL WHERE compacted_by = ?1", [id])?;
+                tx.conn().execute("UPDATE messages SET compacted = 1, reverted = 1 WHERE created_by = ?1", [id])?;
+                tx.conn().execute("UPDATE compactions SET status = 'reverted', reverted_at = ?2 WHERE id = ?1", params![id, now])?;
             }
             Ok(ids)
         })
@@ -400,7 +430,7 @@ impl Store {
 
     pub fn discard_proposal(&self, session: &str, id: i64) -> Result<()> {
         self.write(|tx| {
-            let changed = tx.execute(
+            let changed = tx.conn().execute(
                 "UPDATE compactions SET status = 'discarded' WHERE session_id = ?1 AND id = ?2 AND status = 'proposed'",
                 params![session, id],
             )?;

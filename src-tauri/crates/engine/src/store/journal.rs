@@ -1,17 +1,18 @@
 //! The tool-call journal: `requested → started → finished | uncertain → acknowledged`. "started" is
 //! made durable before a tool runs, so a call that started and never finished is known to be uncertain.
 
-use rusqlite::{params, Row, Transaction};
+use rusqlite::{params, Row};
 use serde::Serialize;
 
-use super::Store;
+use super::{Store, Tx};
 use crate::error::Result;
 use crate::events::now_rfc3339;
 use crate::transcript::ToolCall;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum JournalState {
     Requested,
     Started,
@@ -24,14 +25,7 @@ pub enum JournalState {
 
 impl JournalState {
     fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "requested" => Self::Requested,
-            "started" => Self::Started,
-            "finished" => Self::Finished,
-            "uncertain" => Self::Uncertain,
-            "acknowledged" => Self::Acknowledged,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 }
 
@@ -121,27 +115,29 @@ impl Finish {
 }
 
 /// Records the calls of one assistant message as requested; returns their journal ids in order.
-pub fn record_requested(
-    tx: &Transaction<'_>,
-    session: &str,
-    assistant_seq: i64,
-    calls: &[ToolCall],
-) -> Result<Vec<i64>> {
+pub fn record_requested(tx: &Tx<'_>, session: &str, assistant_seq: i64, calls: &[ToolCall]) -> Result<Vec<i64>> {
     let now = now_rfc3339();
     let mut ids = Vec::with_capacity(calls.len());
     for call in calls {
-        tx.execute(
+        tx.conn().execute(
             "INSERT INTO tool_calls (session_id, call_id, name, arguments, assistant_seq, state, requested_at)
              VALUES (?1, ?2, ?3, ?4, ?5, 'requested', ?6)",
             params![session, call.id, call.name, call.arguments, assistant_seq, now],
         )?;
-        ids.push(tx.last_insert_rowid());
+        ids.push(tx.conn().last_insert_rowid());
     }
     Ok(ids)
 }
 
-pub fn record_finished(tx: &Transaction<'_>, journal_id: i64, finish: Finish) -> Result<()> {
-    tx.execute(
+/// Marks a requested call started inside a larger write (the demo's interrupted call).
+pub fn record_started(tx: &Tx<'_>, journal_id: i64) -> Result<()> {
+    tx.conn()
+        .execute("UPDATE tool_calls SET state = 'started', started_at = requested_at WHERE id = ?1", [journal_id])?;
+    Ok(())
+}
+
+pub fn record_finished(tx: &Tx<'_>, journal_id: i64, finish: Finish) -> Result<()> {
+    tx.conn().execute(
         "UPDATE tool_calls SET state = 'finished', ok = ?2, result_seq = ?3, output_bytes = ?4, dropped_bytes = ?5,
                 lossy = ?6, finished_at = ?7 WHERE id = ?1",
         params![
@@ -158,8 +154,8 @@ pub fn record_finished(tx: &Transaction<'_>, journal_id: i64, finish: Finish) ->
 }
 
 /// Records that the call whose results could not be known was acknowledged, under `result_seq`.
-pub fn record_acknowledged(tx: &Transaction<'_>, journal_id: i64, result_seq: i64) -> Result<()> {
-    tx.execute(
+pub fn record_acknowledged(tx: &Tx<'_>, journal_id: i64, result_seq: i64) -> Result<()> {
+    tx.conn().execute(
         "UPDATE tool_calls SET state = 'acknowledged', result_seq = ?2, acknowledged_at = ?3 WHERE id = ?1",
         params![journal_id, result_seq, now_rfc3339()],
     )?;
@@ -170,7 +166,7 @@ impl Store {
     /// Durably marks a call as started; this commit happens before the tool runs.
     pub fn mark_tool_started(&self, journal_id: i64) -> Result<()> {
         self.write(|tx| {
-            tx.execute(
+            tx.conn().execute(
                 "UPDATE tool_calls SET state = 'started', started_at = ?2 WHERE id = ?1",
                 params![journal_id, now_rfc3339()],
             )?;
@@ -210,7 +206,7 @@ impl Store {
     /// Records the process group a started call runs in (before it can do much).
     pub fn record_tool_process(&self, journal_id: i64, group: crate::tools::process::ProcessGroup) -> Result<()> {
         self.write(|tx| {
-            tx.execute(
+            tx.conn().execute(
                 "UPDATE tool_calls SET pgid = ?2, pgid_started = ?3 WHERE id = ?1",
                 params![journal_id, group.pgid, group.started as i64],
             )?;
@@ -233,7 +229,7 @@ impl Store {
     /// Turns every "started" call of the session into "uncertain" (the process that ran it is gone).
     pub fn mark_started_uncertain(&self, session: &str) -> Result<usize> {
         self.write(|tx| {
-            Ok(tx.execute(
+            Ok(tx.conn().execute(
                 "UPDATE tool_calls SET state = 'uncertain' WHERE session_id = ?1 AND state = 'started'",
                 [session],
             )?)

@@ -4,16 +4,84 @@
 use rusqlite::{params, Row};
 use serde::Serialize;
 
+use super::sessions::SourceKind;
 use super::Store;
+use crate::config::Api;
 use crate::error::Result;
 use crate::events::Envelope;
+
+/// Why a request was sent; stored in the ledger as `purpose`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString, strum::Display)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum Purpose {
+    Turn,
+    Compaction,
+    CacheSummary,
+    /// A past request sent again (`alisio calls replay`); never part of the transcript.
+    Replay,
+    /// A question about a checkpoint (`alisio compact --probe`); never part of the transcript.
+    Probe,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// The wire API a call was sent with (`api` in the ledger): what its body looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString, strum::Display)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum WireApi {
+    /// OpenAI Chat Completions.
+    Chat,
+    /// OpenAI Responses.
+    Responses,
+    /// Anthropic Messages (Claude Code's calls).
+    Messages,
+}
+
+impl From<Api> for WireApi {
+    fn from(api: Api) -> Self {
+        match api {
+            Api::Chat => WireApi::Chat,
+            Api::Responses => WireApi::Responses,
+        }
+    }
+}
+
+/// A text column that holds one of an enum's names: written as the name, read back strictly (a
+/// name the engine does not know is an error, never a silent default).
+macro_rules! text_column {
+    ($($ty:ty),*) => {$(
+        impl rusqlite::ToSql for $ty {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                let name: &'static str = (*self).into();
+                Ok(rusqlite::types::ToSqlOutput::from(name))
+            }
+        }
+
+        impl rusqlite::types::FromSql for $ty {
+            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+                let text = value.as_str()?;
+                text.parse().map_err(|_| rusqlite::types::FromSqlError::Other(format!("unknown value {text:?}").into()))
+            }
+        }
+    )*};
+}
+
+text_column!(Purpose, WireApi, SourceKind);
 
 /// What is known about a request before it is sent.
 #[derive(Debug, Clone)]
 pub struct ModelCallStart<'a> {
     pub session: &'a str,
-    pub purpose: &'a str,
-    pub api: &'a str,
+    pub purpose: Purpose,
+    pub api: WireApi,
     pub model: &'a str,
     pub system_prompt: &'a str,
     pub message_ranges: &'a [[i64; 2]],
@@ -47,8 +115,8 @@ pub struct ModelCallUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct ModelCallRecord {
     pub id: i64,
-    pub purpose: String,
-    pub api: String,
+    pub purpose: Purpose,
+    pub api: WireApi,
     pub model: String,
     pub message_ranges: serde_json::Value,
     pub params: serde_json::Value,
@@ -99,7 +167,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
 impl Store {
     pub fn insert_model_call(&self, call: &ModelCallStart<'_>) -> Result<i64> {
         self.write(|tx| {
-            tx.execute(
+            tx.conn().execute(
                 "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
                      tool_catalog_chars, request_chars, estimated_tokens, started_at, tools)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -118,13 +186,13 @@ impl Store {
                     call.tools.map(|t| t.to_string()),
                 ],
             )?;
-            Ok(tx.last_insert_rowid())
+            Ok(tx.conn().last_insert_rowid())
         })
     }
 
     pub fn finish_model_call(&self, id: i64, update: &ModelCallUpdate) -> Result<()> {
         self.write(|tx| {
-            tx.execute(
+            tx.conn().execute(
                 "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4, prompt_ms = ?5,
                      ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10, response = ?11
                  WHERE id = ?1",
@@ -187,7 +255,7 @@ impl Store {
         let body = serde_json::to_value(envelope)?;
         let kind = body.get("type").and_then(|t| t.as_str()).unwrap_or("unknown").to_string();
         self.write(|tx| {
-            tx.execute(
+            tx.conn().execute(
                 "INSERT INTO events (session_id, type, body, ts) VALUES (?1, ?2, ?3, ?4)",
                 params![envelope.session, kind, body.to_string(), envelope.ts],
             )?;

@@ -3,6 +3,7 @@
 //! a file that is not ours, corrupt, or from a newer Alisio is refused and never overwritten.
 
 pub mod compactions;
+pub mod imported;
 pub mod journal;
 mod ledger;
 pub mod sessions;
@@ -14,8 +15,8 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
 pub use journal::{JournalEntry, JournalState};
-pub use ledger::{ModelCallRecord, ModelCallStart, ModelCallUpdate};
-pub use sessions::{Session, SessionSummary};
+pub use ledger::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, WireApi};
+pub use sessions::{Session, SessionId, SessionSummary, SourceKind};
 
 use crate::error::{Error, Result};
 
@@ -114,12 +115,12 @@ impl Store {
         }
         self.read(|c| Ok(c.execute_batch("PRAGMA foreign_keys = OFF")?))?;
         let migrated = self.write(|tx| {
-            let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let version: i64 = tx.conn().query_row("PRAGMA user_version", [], |r| r.get(0))?;
             for (index, (_, sql)) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
-                tx.execute_batch(sql)?;
-                tx.pragma_update(None, "user_version", (index + 1) as i64)?;
+                tx.conn().execute_batch(sql)?;
+                tx.conn().pragma_update(None, "user_version", (index + 1) as i64)?;
             }
-            let broken: i64 = tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
+            let broken: i64 = tx.conn().query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
             if broken > 0 {
                 return Err(Error::Database {
                     path: self.path.clone(),
@@ -135,18 +136,29 @@ impl Store {
         })
     }
 
-    /// Runs `f` in one IMMEDIATE transaction: everything it writes lands, or nothing does.
-    pub fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    /// Runs `f` in one IMMEDIATE transaction: everything it writes lands, or nothing does. `f`
+    /// writes only through the store's functions (they take the [`Tx`]); SQL lives here.
+    pub fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Tx(conn.transaction_with_behavior(TransactionBehavior::Immediate)?);
         let out = f(&tx)?;
-        tx.commit()?;
+        tx.0.commit()?;
         Ok(out)
     }
 
-    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    pub(in crate::store) fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         let conn = self.lock();
         f(&conn)
+    }
+}
+
+/// One write transaction of the store. Code outside `store/` can only hand it to the store's
+/// functions: the store is the only writer, and the only place SQL is written.
+pub struct Tx<'c>(Transaction<'c>);
+
+impl<'c> Tx<'c> {
+    pub(in crate::store) fn conn(&self) -> &Transaction<'c> {
+        &self.0
     }
 }
 

@@ -1,27 +1,142 @@
 //! Sessions and their append-only messages.
 
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
-use serde::Serialize;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
 
-use super::Store;
+use super::{Store, Tx};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
 use crate::transcript::{message_chars, Message, MessageMeta, NewMessage, Role, ToolCall};
+
+/// The agents whose sessions Alisio reads.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum SourceKind {
+    #[serde(rename = "codex")]
+    #[strum(serialize = "codex")]
+    Codex,
+    #[serde(rename = "claude-code")]
+    #[strum(serialize = "claude-code")]
+    ClaudeCode,
+    #[serde(rename = "opencode")]
+    #[strum(serialize = "opencode")]
+    OpenCode,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The API shape the agent speaks, for the reconstructed model view.
+    pub fn api(self) -> crate::config::Api {
+        match self {
+            SourceKind::Codex => crate::config::Api::Responses,
+            _ => crate::config::Api::Chat,
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SourceKind> {
+        text.parse().ok()
+    }
+}
+
+/// A session's full id, as stored: what a command's session argument (an id or a unique prefix)
+/// becomes once resolved ([`Store::resolve_session`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
+pub struct SessionId(String);
+
+/// On the wire a session id is its text.
+impl Serialize for SessionId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl SessionId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// An id the store made or read (a new session, an imported session's stable id).
+    pub(crate) fn from_string(id: String) -> Self {
+        SessionId(id)
+    }
+}
+
+impl std::ops::Deref for SessionId {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for SessionId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<SessionId> for String {
+    fn from(id: SessionId) -> String {
+        id.0
+    }
+}
+
+impl PartialEq<str> for SessionId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for SessionId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for SessionId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl rusqlite::ToSql for SessionId {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        self.0.to_sql()
+    }
+}
+
+impl rusqlite::types::FromSql for SessionId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        String::column_result(value).map(SessionId)
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
-    pub id: String,
+    pub id: SessionId,
     pub title: String,
     pub workspace: String,
     pub created_at: String,
     pub updated_at: String,
-    /// The agent an imported session was read from (`codex`, `claude-code`, `opencode`); absent
-    /// for Alisio's own sessions, which are the only ones `run` and `compact` may change.
+    /// The agent an imported session was read from; absent for Alisio's own sessions, which are
+    /// the only ones `run` and `compact` may change.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub source: Option<String>,
+    pub source: Option<SourceKind>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub source_path: Option<String>,
@@ -51,7 +166,7 @@ pub struct SessionSummary {
     pub last_activity: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub source: Option<String>,
+    pub source: Option<SourceKind>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub source_path: Option<String>,
@@ -119,11 +234,25 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     })
 }
 
+/// The transcript position of message `seq`.
+pub fn anchor_of(tx: &Tx<'_>, session: &str, seq: i64) -> Result<i64> {
+    Ok(tx.conn().query_row(
+        "SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2",
+        params![session, seq],
+        |r| r.get(0),
+    )?)
+}
+
+pub fn set_title(tx: &Tx<'_>, session: &str, title: &str) -> Result<()> {
+    tx.conn().execute("UPDATE sessions SET title = ?2 WHERE id = ?1", params![session, title])?;
+    Ok(())
+}
+
 impl Store {
     pub fn create_session(&self, workspace: &str, title: &str) -> Result<Session> {
         let now = now_rfc3339();
         let session = Session {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: SessionId(uuid::Uuid::now_v7().to_string()),
             title: title.to_string(),
             workspace: workspace.to_string(),
             created_at: now.clone(),
@@ -132,7 +261,7 @@ impl Store {
             source_path: None,
         };
         self.write(|tx| {
-            tx.execute(
+            tx.conn().execute(
                 "INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![session.id, session.title, session.workspace, session.created_at, session.updated_at],
             )?;
@@ -293,7 +422,7 @@ impl Store {
 
     pub fn set_cache_latched(&self, session: &str, latched: bool) -> Result<()> {
         self.write(|tx| {
-            tx.execute("UPDATE sessions SET cache_latched = ?2 WHERE id = ?1", params![session, latched])?;
+            tx.conn().execute("UPDATE sessions SET cache_latched = ?2 WHERE id = ?1", params![session, latched])?;
             Ok(())
         })
     }
@@ -310,6 +439,23 @@ impl Store {
                 "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND seq = ?2"
             ))?;
             seqs.iter().map(|seq| Ok(stmt.query_row(params![session, seq], message_from_row)?)).collect()
+        })
+    }
+
+    /// The newest message record `by` hid at transcript position `anchor`: the original a reduced
+    /// copy stands in for.
+    pub fn hidden_original(&self, session: &str, by: i64, anchor: i64) -> Result<Option<Message>> {
+        self.read(|conn| {
+            Ok(conn
+                .query_row(
+                    &format!(
+                        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND compacted_by = ?2 AND anchor = ?3
+                         ORDER BY seq DESC LIMIT 1"
+                    ),
+                    params![session, by, anchor],
+                    message_from_row,
+                )
+                .optional()?)
         })
     }
 
@@ -429,14 +575,17 @@ fn query_messages(conn: &Connection, session: &str, live_only: bool) -> Result<V
 }
 
 /// Appends a message at the end of the session's transcript and returns its seq.
-pub fn append_message(tx: &Transaction<'_>, session: &str, message: &NewMessage) -> Result<i64> {
-    let seq: i64 =
-        tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| r.get(0))?;
+pub fn append_message(tx: &Tx<'_>, session: &str, message: &NewMessage) -> Result<i64> {
+    let seq: i64 = tx.conn().query_row(
+        "SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1",
+        [session],
+        |r| r.get(0),
+    )?;
     let now = now_rfc3339();
     let tool_calls =
         if message.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&message.tool_calls)?) };
     let provider_items = message.provider_items.as_ref().map(serde_json::to_string).transpose()?;
-    tx.execute(
+    tx.conn().execute(
         "INSERT INTO messages (session_id, seq, anchor, role, content, chars, tool_calls, tool_call_id, provider_items,
                                uncertain, created_at, summary, truncated, created_by)
          VALUES (?1, ?2, ?11, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?13, ?14)",
@@ -457,6 +606,6 @@ pub fn append_message(tx: &Transaction<'_>, session: &str, message: &NewMessage)
             message.created_by,
         ],
     )?;
-    tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
+    tx.conn().execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
     Ok(seq)
 }

@@ -1,0 +1,59 @@
+//! Sessions: the list, the demo, recovering uncertain tool results.
+
+use alisio_engine::agent::RecoverReport;
+use alisio_engine::store::{JournalEntry, SessionSummary};
+use serde::Deserialize;
+use ts_rs::TS;
+
+use crate::error::{blocking, ApiResult};
+use crate::App;
+
+/// A request with no arguments.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+pub struct Nothing {}
+
+/// A request about one session: its id or a unique prefix.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRequest {
+    pub session: String,
+}
+
+impl SessionRequest {
+    pub fn new(session: impl Into<String>) -> Self {
+        Self { session: session.into() }
+    }
+}
+
+/// Sessions, newest activity first (`alisio sessions list`).
+pub async fn list(app: &App, _: Nothing) -> ApiResult<Vec<SessionSummary>> {
+    let store = app.store()?;
+    blocking("listing the sessions", move || Ok(store.list_sessions()?)).await
+}
+
+/// On a first start (no session of Alisio's own yet) the engine produces the demo session;
+/// returns its id.
+pub async fn ensure_demo(app: &App, _: Nothing) -> ApiResult<Option<String>> {
+    let _once = app.demo.lock().await;
+    let store = app.store()?;
+    // Imported sessions (the window follows other agents from its first second) do not count:
+    // the demo is there until Alisio has a session of its own.
+    if store.list_sessions()?.iter().any(|s| s.source.is_none()) {
+        return Ok(None);
+    }
+    let workspace = app.home().join("demo-workspace");
+    Ok(Some(alisio_engine::demo::create_demo_session(store, &workspace).await?))
+}
+
+/// The tool calls whose outcome is unknown, before they are acknowledged.
+pub async fn uncertain(app: &App, request: SessionRequest) -> ApiResult<Vec<JournalEntry>> {
+    let session = app.session(&request.session)?;
+    Ok(app.store()?.unresolved_tool_calls(&session.id)?)
+}
+
+/// Records each uncertain result as "result unknown"; re-runs nothing (`sessions recover
+/// --acknowledge`, the banner's Acknowledge).
+pub async fn recover(app: &App, request: SessionRequest) -> ApiResult<RecoverReport> {
+    let session = app.session(&request.session)?;
+    Ok(app.engine()?.recover(&session.id)?)
+}

@@ -1,0 +1,470 @@
+//! Configuration (README "Configuration"): `$ALISIO_HOME/config.json` overlaid by `--config FILE`.
+//! [`ConfigFile`] is the document as written — its defaults live only in the `Default` impls below,
+//! its ranges and option lists only in the `schemars` attributes, and the JSON schema generated
+//! from it drives both validation ([`validate`]) and the window's settings forms. [`Config`] is the
+//! configuration in force: the file with the active connection profile applied. Unknown keys are
+//! kept in the raw document and ignored; a mistyped or out-of-range value fails before anything is
+//! sent, naming the key.
+
+mod load;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::ops::Deref;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use load::{from_value, load, open, save, with_profile, LoadedConfig};
+pub use validate::{find_command, header_values};
+
+/// The configuration file: every key `config.json` may hold, with its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ConfigFile {
+    pub provider: ProviderFile,
+    pub compaction: CompactionConfig,
+    pub cache_compact: CacheCompactConfig,
+    pub limits: LimitsConfig,
+    pub plugin_hooks: PluginHooksConfig,
+    pub plugins: Vec<PluginConfig>,
+    pub permissions: PermissionsConfig,
+    /// Extra instructions appended to the system prompt.
+    pub instructions: Option<String>,
+    /// Named provider settings; `activeProfile` (or `--profile`) selects one.
+    pub profiles: BTreeMap<String, ProfileConfig>,
+    pub active_profile: Option<String>,
+    /// MCP tool servers, by name.
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// Traces to a team's trace store.
+    pub telemetry: TelemetryConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TelemetryConfig {
+    pub otlp: OtlpConfig,
+}
+
+/// An OTLP/HTTP trace endpoint; without `endpoint` nothing is exported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OtlpConfig {
+    pub endpoint: Option<String>,
+    /// The only protocol spoken: `http/protobuf`.
+    pub protocol: String,
+    /// Header values, literal or `env:NAME` (read from the environment).
+    pub headers: BTreeMap<String, String>,
+    /// Attach message content (redacted) to the spans.
+    pub content: bool,
+    pub service_name: String,
+}
+
+impl Default for OtlpConfig {
+    fn default() -> Self {
+        Self {
+            endpoint: None,
+            protocol: "http/protobuf".into(),
+            headers: Default::default(),
+            content: false,
+            service_name: "alisio".into(),
+        }
+    }
+}
+
+/// One MCP server: a child process speaking stdio (`command`) or a streamable-HTTP endpoint (`url`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpServerConfig {
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    pub url: Option<String>,
+    /// Header values, literal or `env:NAME` (read from the environment when the server starts).
+    pub headers: BTreeMap<String, String>,
+    pub enabled: bool,
+    #[schemars(range(min = 100, max = 600_000))]
+    pub startup_timeout_ms: u64,
+    #[schemars(range(min = 100, max = 3_600_000))]
+    pub tool_timeout_ms: u64,
+    pub permission: Permission,
+}
+
+impl Default for McpServerConfig {
+    fn default() -> Self {
+        Self {
+            command: None,
+            args: Vec::new(),
+            env: Default::default(),
+            cwd: None,
+            url: None,
+            headers: Default::default(),
+            enabled: true,
+            startup_timeout_ms: 10_000,
+            tool_timeout_ms: 120_000,
+            permission: Permission::Ask,
+        }
+    }
+}
+
+/// A connection profile: the provider values it sets (absent ones keep `provider`'s).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProfileConfig {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api: Option<Api>,
+    /// The environment variable holding the key; `null` sends none.
+    pub api_key_env: Option<String>,
+    /// The second source of the window: after `provider.contextWindow`, before the server's report.
+    #[schemars(range(min = 1))]
+    pub context_window: Option<u64>,
+}
+
+/// The wire API a provider speaks.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Api {
+    Chat,
+    Responses,
+}
+
+impl Api {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// The provider as written in the file (`provider`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProviderFile {
+    pub id: String,
+    pub base_url: String,
+    pub model: String,
+    pub api_key_env: String,
+    pub api: Api,
+    #[schemars(range(min = 1))]
+    pub context_window: Option<u64>,
+    /// Stream answers over SSE (default) or wait for one JSON document.
+    pub stream: bool,
+    /// Longest wait, in ms, for the server's first byte and between streamed chunks.
+    #[schemars(range(min = 100, max = 3_600_000))]
+    pub timeout_ms: u64,
+    /// Retries on 429, 5xx and connection errors, with exponential backoff.
+    #[schemars(range(min = 0, max = 10))]
+    pub max_retries: u32,
+    #[schemars(range(min = 0, max = 60_000))]
+    pub retry_base_ms: u64,
+}
+
+impl Default for ProviderFile {
+    fn default() -> Self {
+        Self {
+            id: "local".into(),
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "default".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            api: Api::Chat,
+            context_window: None,
+            stream: true,
+            timeout_ms: 300_000,
+            max_retries: 3,
+            retry_base_ms: 500,
+        }
+    }
+}
+
+/// The provider in force: the file's values with the active profile's applied, and what that
+/// profile adds (its name, its window, every key variable the configuration names).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderConfig {
+    pub settings: ProviderFile,
+    /// The profile whose values are in force (`activeProfile` / `--profile`).
+    pub profile: Option<String>,
+    /// That profile's `contextWindow`.
+    pub profile_context_window: Option<u64>,
+    /// Every environment variable named as a key (provider and profiles): kept from tools, redacted.
+    pub key_env_names: Vec<String>,
+}
+
+impl From<ProviderFile> for ProviderConfig {
+    fn from(settings: ProviderFile) -> Self {
+        let key_env_names = Some(settings.api_key_env.clone()).filter(|n| !n.trim().is_empty()).into_iter().collect();
+        Self { settings, profile: None, profile_context_window: None, key_env_names }
+    }
+}
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        ProviderFile::default().into()
+    }
+}
+
+impl Deref for ProviderConfig {
+    type Target = ProviderFile;
+
+    fn deref(&self) -> &ProviderFile {
+        &self.settings
+    }
+}
+
+impl std::ops::DerefMut for ProviderConfig {
+    fn deref_mut(&mut self) -> &mut ProviderFile {
+        &mut self.settings
+    }
+}
+
+/// Which compactor acts when the context fills up.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Strategy {
+    Native,
+    Cache,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CompactionConfig {
+    pub auto: bool,
+    /// Share of the window at which automatic compaction fires.
+    #[schemars(range(min = 0.1, max = 0.99))]
+    pub threshold: f64,
+    /// Recent turns kept verbatim.
+    #[schemars(range(min = 0, max = 20))]
+    pub keep_turns: u32,
+    /// The summarizer's own output budget.
+    #[schemars(range(min = 256, max = 1_000_000))]
+    pub max_output_tokens: u32,
+    pub strategy: Strategy,
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self { auto: true, threshold: 0.85, keep_turns: 2, max_output_tokens: 16_000, strategy: Strategy::Native }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CacheCompactConfig {
+    /// Percent of the context limit at which the cache strategy trips.
+    #[schemars(range(min = 1, max = 99))]
+    pub threshold: f64,
+    /// `providerID/modelID` entries the cache strategy applies to; empty: every model.
+    pub models: Vec<String>,
+    #[schemars(range(min = 16, max = 1_000_000))]
+    pub summary_max_tokens: u32,
+    /// The context limit when the provider reports no window.
+    #[schemars(range(min = 1024, max = 100_000_000))]
+    pub context_limit: u64,
+    pub auto_resume: bool,
+    pub abort_on_trip: bool,
+    pub disable_prune: bool,
+    pub debug: bool,
+    /// The user message `autoResume` sends after a cut.
+    pub resume_prompt: String,
+}
+
+impl Default for CacheCompactConfig {
+    fn default() -> Self {
+        Self {
+            threshold: 68.0,
+            models: Vec::new(),
+            summary_max_tokens: 1200,
+            context_limit: 131_072,
+            auto_resume: true,
+            abort_on_trip: true,
+            disable_prune: true,
+            debug: false,
+            resume_prompt: "Continue the task from the summary above.".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LimitsConfig {
+    /// The hard limit on a request's conversation characters (the tool catalog not counted).
+    #[schemars(range(min = 4000, max = 1_000_000_000))]
+    pub max_context_chars: u64,
+    /// The most tokens one answer may have.
+    #[schemars(range(min = 1, max = 1_000_000))]
+    pub max_output_tokens: u32,
+    /// A token budget per turn; `null`: none.
+    #[schemars(range(min = 1))]
+    pub max_tokens: Option<u64>,
+    /// The most model calls in one turn.
+    #[schemars(range(min = 1, max = 10_000))]
+    pub max_steps_per_turn: u32,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self { max_context_chars: 800_000, max_output_tokens: 8192, max_tokens: None, max_steps_per_turn: 50 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PluginHooksConfig {
+    #[schemars(range(min = 1, max = 600_000))]
+    pub timeout_ms: u64,
+}
+
+impl Default for PluginHooksConfig {
+    fn default() -> Self {
+        Self { timeout_ms: 5000 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    pub name: String,
+    #[serde(default)]
+    pub builtin: bool,
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// Whether a tool runs without asking, after asking, or never.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PermissionsConfig {
+    pub shell: Permission,
+    pub write: Permission,
+}
+
+impl Default for PermissionsConfig {
+    fn default() -> Self {
+        Self { shell: Permission::Ask, write: Permission::Ask }
+    }
+}
+
+impl Default for ConfigFile {
+    fn default() -> Self {
+        Self {
+            provider: ProviderFile::default(),
+            compaction: CompactionConfig::default(),
+            cache_compact: CacheCompactConfig::default(),
+            limits: LimitsConfig::default(),
+            plugin_hooks: PluginHooksConfig::default(),
+            plugins: vec![PluginConfig { name: "memory".into(), builtin: true, command: None, args: Vec::new() }],
+            permissions: PermissionsConfig::default(),
+            instructions: None,
+            profiles: Default::default(),
+            active_profile: None,
+            mcp_servers: Default::default(),
+            telemetry: TelemetryConfig::default(),
+        }
+    }
+}
+
+/// The configuration in force: the file's values (reached through `Deref`) with the provider
+/// resolved against the active profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    file: ConfigFile,
+    pub provider: ProviderConfig,
+}
+
+impl Deref for Config {
+    type Target = ConfigFile;
+
+    fn deref(&self) -> &ConfigFile {
+        &self.file
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::resolve(ConfigFile::default()).unwrap_or_else(|_| unreachable!("the defaults name no profile"))
+    }
+}
+
+impl Config {
+    /// The file as given, with the active profile put in force (an unknown one is an error).
+    pub fn resolve(file: ConfigFile) -> crate::Result<Config> {
+        let provider = load::resolve_provider(&file)?;
+        Ok(Config { file, provider })
+    }
+
+    /// The file's values, for changing some before resolving again (tests, the demo).
+    pub fn file(&self) -> &ConfigFile {
+        &self.file
+    }
+
+    /// The configuration in force as one document: every default filled in, the provider as the
+    /// active profile makes it.
+    pub fn effective_document(&self) -> Value {
+        let mut document = serde_json::to_value(&self.file).unwrap_or(Value::Null);
+        if let (Value::Object(map), Ok(provider)) = (&mut document, serde_json::to_value(&self.provider.settings)) {
+            map.insert("provider".into(), provider);
+        }
+        document
+    }
+}
+
+/// The JSON schema of the configuration file: defaults, ranges, option lists, descriptions.
+pub fn schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(ConfigFile)).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests;

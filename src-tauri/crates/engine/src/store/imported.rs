@@ -1,0 +1,345 @@
+//! The rows of sessions read from other agents (`alisio import`): the session and its read cursor,
+//! the messages, ledger rows and compaction details an importer maps from source records. The
+//! importers decide *what* a record becomes; this module is the only place it is written.
+
+use rusqlite::{params, OptionalExtension};
+use serde_json::{Map, Value};
+
+use super::{Purpose, SessionId, SourceKind, Store, Tx, WireApi};
+use crate::error::Result;
+use crate::transcript::{Role, ToolCall};
+
+/// A message as an importer maps it from a source record.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub role: Role,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+    pub provider_items: Option<Value>,
+    /// The source's id for the record, verbatim.
+    pub source_id: Option<String>,
+    /// What the record holds beyond the mapped fields (kept, never dropped).
+    pub meta: Map<String, Value>,
+    /// Kept in the stored view but never part of the model's view.
+    pub off_view: bool,
+    pub created_at: String,
+}
+
+/// Where a record goes in the transcript and what added it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Placement {
+    pub seq: i64,
+    /// Its place in the transcript (default: its own seq).
+    pub anchor: Option<i64>,
+    /// The compaction record that added it (a checkpoint, a restated message).
+    pub created_by: Option<i64>,
+    pub summary: bool,
+}
+
+/// What a ledger row of an imported call holds.
+#[derive(Debug, Clone)]
+pub struct Usage {
+    pub purpose: Purpose,
+    pub api: WireApi,
+    pub model: String,
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub duration_ms: Option<u64>,
+    pub ttft_ms: Option<u64>,
+    pub finish_reason: Option<String>,
+    pub response_seq: Option<i64>,
+    pub response: Option<Value>,
+    pub started_at: String,
+}
+
+impl Usage {
+    /// A row of `purpose` sent with `api`, nothing else known yet.
+    pub fn new(purpose: Purpose, api: WireApi) -> Self {
+        Usage {
+            purpose,
+            api,
+            model: String::new(),
+            prompt_tokens: None,
+            cached_tokens: None,
+            completion_tokens: None,
+            duration_ms: None,
+            ttft_ms: None,
+            finish_reason: None,
+            response_seq: None,
+            response: None,
+            started_at: String::new(),
+        }
+    }
+}
+
+/// The request a ledger row rebuilds: the seq ranges of the view at the time and their size.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestShape<'a> {
+    pub ranges: &'a [[i64; 2]],
+    pub chars: u64,
+}
+
+/// What an imported session is, as found or created.
+#[derive(Debug, Clone)]
+pub struct ImportedIdentity<'a> {
+    pub id: &'a str,
+    pub source: SourceKind,
+    pub source_id: &'a str,
+    pub path: &'a str,
+    pub title: &'a str,
+    pub workspace: &'a str,
+    pub created_at: &'a str,
+}
+
+/// Stores an imported message at `at`; `chars` is its size as budgets count it.
+pub fn insert_message(tx: &Tx<'_>, session: &str, record: &Record, at: Placement, chars: u64) -> Result<()> {
+    let tool_calls = if record.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&record.tool_calls)?) };
+    let meta = if record.meta.is_empty() { None } else { Some(Value::Object(record.meta.clone()).to_string()) };
+    let mut stmt = tx.conn().prepare_cached(
+        "INSERT INTO messages (session_id, seq, anchor, role, content, chars, tool_calls, tool_call_id,
+                               provider_items, created_at, summary, created_by, source_id, meta, off_view)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?;
+    stmt.execute(params![
+        session,
+        at.seq,
+        at.anchor.unwrap_or(at.seq),
+        record.role.as_str(),
+        record.content,
+        chars as i64,
+        tool_calls,
+        record.tool_call_id,
+        record.provider_items.as_ref().map(Value::to_string),
+        record.created_at,
+        at.summary,
+        at.created_by,
+        record.source_id,
+        meta,
+        record.off_view,
+    ])?;
+    Ok(())
+}
+
+/// The seq of the message imported from source record `source_id`, if any.
+pub fn seq_of(tx: &Tx<'_>, session: &str, source_id: &str) -> Result<Option<i64>> {
+    let mut stmt =
+        tx.conn().prepare_cached("SELECT min(seq) FROM messages WHERE session_id = ?1 AND source_id = ?2")?;
+    Ok(stmt.query_row(params![session, source_id], |r| r.get(0))?)
+}
+
+/// Dates a compaction the source made at the source's own time.
+pub fn date_compaction(tx: &Tx<'_>, id: i64, at: &str) -> Result<()> {
+    tx.conn().execute("UPDATE compactions SET created_at = ?2, applied_at = ?2 WHERE id = ?1", params![id, at])?;
+    Ok(())
+}
+
+/// The workspace of the session and the seqs compaction `id` summarized, for its fidelity.
+pub fn compaction_span(tx: &Tx<'_>, id: i64) -> Result<(String, Value)> {
+    let (workspace, ranges): (String, String) = tx.conn().query_row(
+        "SELECT s.workspace, c.summarized_ranges FROM compactions c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok((workspace, serde_json::from_str(&ranges)?))
+}
+
+/// Messages by seq inside a write (a compaction's span while it is being recorded).
+pub fn messages_at(tx: &Tx<'_>, session: &str, seqs: &[i64]) -> Result<Vec<crate::transcript::Message>> {
+    let mut stmt = tx.conn().prepare_cached(&format!(
+        "SELECT {} FROM messages WHERE session_id = ?1 AND seq = ?2",
+        super::sessions::MESSAGE_COLUMNS
+    ))?;
+    let mut out = Vec::with_capacity(seqs.len());
+    for seq in seqs {
+        out.push(stmt.query_row(params![session, seq], super::sessions::message_from_row)?);
+    }
+    Ok(out)
+}
+
+/// Completes an imported compaction with the checkpoint text the source recorded.
+pub fn set_checkpoint(tx: &Tx<'_>, id: i64, text: &str, after_chars: u64, fidelity: &Value) -> Result<()> {
+    tx.conn().execute(
+        "UPDATE compactions SET checkpoint = ?2, checkpoint_chars = ?3, after_chars = ?4, fidelity = ?5 WHERE id = ?1",
+        params![
+            id,
+            serde_json::json!({"text": text}).to_string(),
+            text.chars().count() as i64,
+            after_chars as i64,
+            fidelity.to_string()
+        ],
+    )?;
+    Ok(())
+}
+
+/// A ledger row for a call the agent made: the request is rebuilt from `request`'s ranges.
+pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage: &Usage) -> Result<i64> {
+    let mut stmt = tx.conn().prepare_cached(
+        "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
+             tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
+             completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at)
+         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?;
+    stmt.execute(params![
+        session,
+        usage.purpose,
+        usage.api,
+        usage.model,
+        serde_json::to_string(request.ranges)?,
+        serde_json::json!({"reconstructed": true}).to_string(),
+        request.chars as i64,
+        crate::transcript::estimate_tokens(request.chars) as i64,
+        usage.prompt_tokens.map(|v| v as i64),
+        usage.cached_tokens.map(|v| v as i64),
+        usage.completion_tokens.map(|v| v as i64),
+        usage.ttft_ms.map(|v| v as i64),
+        usage.duration_ms.map(|v| v as i64),
+        usage.finish_reason,
+        usage.response_seq,
+        usage.response.as_ref().map(Value::to_string),
+        usage.started_at,
+    ])?;
+    Ok(tx.conn().last_insert_rowid())
+}
+
+pub use super::sessions::set_title;
+
+/// Links the compaction that message `seq` belongs to with the call that summarized it.
+pub fn link_summary_call(tx: &Tx<'_>, session: &str, call: i64, seq: i64) -> Result<()> {
+    tx.conn().execute(
+        "UPDATE compactions SET model_call_id = ?2 WHERE id = (SELECT created_by FROM messages WHERE session_id = ?1 AND seq = ?3)",
+        params![session, call, seq],
+    )?;
+    Ok(())
+}
+
+/// The system prompt the agent recorded, for rebuilding its requests.
+pub fn set_system_prompt(tx: &Tx<'_>, session: &str, prompt: &str) -> Result<()> {
+    tx.conn().execute("UPDATE sessions SET system_prompt = ?2 WHERE id = ?1", params![session, prompt])?;
+    Ok(())
+}
+
+/// Moves the session's last activity to `at` (the source's time of its newest record).
+pub fn touch(tx: &Tx<'_>, session: &str, at: &str) -> Result<()> {
+    if !at.is_empty() {
+        tx.conn()
+            .execute("UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1", params![session, at])?;
+    }
+    Ok(())
+}
+
+/// Saves how far the source has been read, with the importer's state.
+pub fn set_cursor(tx: &Tx<'_>, session: &str, cursor: &str) -> Result<()> {
+    tx.conn().execute("UPDATE sessions SET source_cursor = ?2 WHERE id = ?1", params![session, cursor])?;
+    Ok(())
+}
+
+/// The next seq and the live view (seq, chars) in request order, to go on appending to a session.
+pub fn append_state(tx: &Tx<'_>, session: &str) -> Result<(i64, Vec<(i64, u64)>)> {
+    let conn = tx.conn();
+    let next_seq: i64 =
+        conn.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| {
+            r.get(0)
+        })?;
+    let mut stmt = conn.prepare(
+        "SELECT seq, chars FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
+    )?;
+    let live = stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok((next_seq, live))
+}
+
+/// The import record of a source session: its cursor and the file it was read from, or `None`
+/// when it was never imported.
+pub fn import_state(store: &Store, id: &str) -> Result<Option<(Option<String>, Option<String>)>> {
+    store.read(|c| {
+        Ok(c.query_row("SELECT source_cursor, source_path FROM sessions WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?)
+    })
+}
+
+/// Finds the session of a source session (recording where it is read from now) or creates it;
+/// returns its stored cursor.
+pub fn upsert_session(store: &Store, identity: &ImportedIdentity<'_>) -> Result<Option<String>> {
+    store.write(|tx| {
+        let conn = tx.conn();
+        let cursor: Option<Option<String>> = conn
+            .query_row("SELECT source_cursor FROM sessions WHERE id = ?1", [identity.id], |r| r.get(0))
+            .optional()?;
+        match cursor {
+            Some(cursor) => {
+                conn.execute(
+                    "UPDATE sessions SET source_path = ?2 WHERE id = ?1",
+                    params![identity.id, identity.path],
+                )?;
+                Ok(cursor)
+            }
+            None => {
+                let created = if identity.created_at.is_empty() {
+                    crate::events::now_rfc3339()
+                } else {
+                    identity.created_at.to_string()
+                };
+                conn.execute(
+                    "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, source_id)
+                     VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
+                    params![
+                        identity.id,
+                        identity.title,
+                        identity.workspace,
+                        created,
+                        identity.source,
+                        identity.path,
+                        identity.source_id
+                    ],
+                )?;
+                Ok(None)
+            }
+        }
+    })
+}
+
+/// A source rewritten in place is read again from its start. What was imported of it is not
+/// deleted: it moves, unchanged, to a session of its own (`<title> (superseded <time>)`, no
+/// source id, so it is never matched again), and the session keeps its id for the new reading.
+/// Returns the id of the session that now holds the earlier reading.
+pub fn supersede(tx: &Tx<'_>, session: &str) -> Result<SessionId> {
+    let conn = tx.conn();
+    let now = crate::events::now_rfc3339();
+    let archive = SessionId::from_string(uuid::Uuid::now_v7().to_string());
+    conn.execute(
+        "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, system_prompt)
+         SELECT ?2, title || ' (superseded ' || ?3 || ')', workspace, created_at, updated_at, source, source_path,
+                system_prompt
+         FROM sessions WHERE id = ?1",
+        params![session, archive, now],
+    )?;
+    for table in ["messages", "compactions", "model_calls", "tool_calls", "events"] {
+        conn.execute(&format!("UPDATE {table} SET session_id = ?2 WHERE session_id = ?1"), params![session, archive])?;
+    }
+    conn.execute("UPDATE sessions SET source_cursor = NULL WHERE id = ?1", [session])?;
+    Ok(archive)
+}
+
+/// The session's title and how many messages, tool calls and compactions it holds.
+pub fn counts(store: &Store, session: &str) -> Result<(String, u64, u64, u64)> {
+    store.read(|c| {
+        Ok(c.query_row(
+            "SELECT s.title,
+                    (SELECT count(*) FROM messages WHERE session_id = s.id),
+                    (SELECT coalesce(sum(json_array_length(tool_calls)), 0) FROM messages
+                        WHERE session_id = s.id AND tool_calls IS NOT NULL),
+                    (SELECT count(*) FROM compactions WHERE session_id = s.id)
+             FROM sessions s WHERE s.id = ?1",
+            [session],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?)
+    })
+}
+
+/// How many sessions of `source` the store holds.
+pub fn count_from(store: &Store, source: SourceKind) -> Result<u64> {
+    store.read(|c| Ok(c.query_row("SELECT count(*) FROM sessions WHERE source = ?1", params![source], |r| r.get(0))?))
+}

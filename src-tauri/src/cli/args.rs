@@ -1,0 +1,239 @@
+//! The command line (README "Using the CLI"), declared with clap: every subcommand, its arguments
+//! and flags. `compact`'s modes are sub-subcommands (`alisio compact undo S`); the flag forms
+//! (`alisio compact S --undo`) keep working.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "alisio", version, about = "Run an LLM coding agent and see exactly what the model sees")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Args, Clone)]
+pub struct GlobalArgs {
+    /// Overlay this JSON file on $ALISIO_HOME/config.json
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Machine-readable output: JSONL events, or one JSON document
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Use this connection profile (config `profiles`) instead of `activeProfile`
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Add a user turn (new session unless --session) and run the agent until it answers
+    Run {
+        /// Continue this session (id or unique prefix)
+        #[arg(long)]
+        session: Option<String>,
+        /// Approve every tool call that would ask (permissions "ask")
+        #[arg(long)]
+        yes: bool,
+        /// The prompt (several words are joined; "-" reads it from stdin)
+        #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
+        prompt: Vec<String>,
+    },
+    /// Compact a session now (replace older history by a checkpoint), or preview, apply, discard,
+    /// undo, lint or probe
+    Compact(CompactArgs),
+    /// Ask the model server for its models and the context window it reports (a connection test)
+    Models,
+    /// List, show, export and recover sessions
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+    },
+    /// The model-call ledger: every request rebuilt exactly, and how two requests differ
+    Calls {
+        #[command(subcommand)]
+        command: CallsCommand,
+    },
+    /// Read sessions of Codex CLI, Claude Code and OpenCode (read-only; again to append what is new)
+    Import {
+        /// Files or directories (walked); none: the agents' default locations that exist
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Keep running and import what the sources append
+        #[arg(long)]
+        watch: bool,
+    },
+    /// MCP tool servers (config `mcpServers`)
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+/// `compact`: a mode as a sub-subcommand, or the session and a mode flag.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct CompactArgs {
+    #[command(subcommand)]
+    pub mode: Option<CompactMode>,
+    #[arg(required = true)]
+    pub session: Option<String>,
+    /// Focus instructions for the summarizer
+    #[arg(long)]
+    pub focus: Option<String>,
+    /// Store a proposed checkpoint without applying it
+    #[arg(long, conflicts_with_all = ["apply", "undo", "discard"])]
+    pub preview: bool,
+    /// Apply a stored proposal
+    #[arg(long, value_name = "PROPOSAL", conflicts_with_all = ["undo", "discard", "focus"])]
+    pub apply: Option<i64>,
+    /// With --apply: use this edited checkpoint (JSON with the seven sections, or plain text)
+    #[arg(long, value_name = "FILE", requires = "apply")]
+    pub checkpoint: Option<PathBuf>,
+    /// Discard a stored proposal
+    #[arg(long, value_name = "PROPOSAL", conflicts_with_all = ["undo", "focus"])]
+    pub discard: Option<i64>,
+    /// Revert the newest compaction exactly (nothing is deleted)
+    #[arg(long, conflicts_with = "focus")]
+    pub undo: bool,
+    /// Check what checkpoint N (default: the newest) kept of the history it replaced; no model is asked
+    #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with_all = ["focus", "preview", "apply", "discard", "undo"])]
+    pub lint: Option<Option<i64>>,
+    /// Ask the model fixed questions over the full history and over the compacted view of
+    /// checkpoint N (default: the newest applied), side by side (model-judged; ledger purpose `probe`)
+    #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with_all = ["focus", "preview", "apply", "discard", "undo", "lint"])]
+    pub probe: Option<Option<i64>>,
+}
+
+#[derive(Subcommand, Clone)]
+pub enum CompactMode {
+    /// Compact now: a checkpoint replaces older history
+    Now {
+        session: String,
+        #[arg(long)]
+        focus: Option<String>,
+    },
+    /// Store a proposed checkpoint; nothing is hidden until it is applied
+    Preview {
+        session: String,
+        #[arg(long)]
+        focus: Option<String>,
+    },
+    /// Apply stored proposal N, optionally with an edited checkpoint
+    Apply {
+        session: String,
+        proposal: i64,
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<PathBuf>,
+    },
+    /// Drop stored proposal N
+    Discard { session: String, proposal: i64 },
+    /// Revert the newest compaction exactly
+    Undo { session: String },
+    /// What checkpoint N (default: the newest) kept of the history it replaced; no model is asked
+    Lint { session: String, checkpoint: Option<i64> },
+    /// The model answers fixed questions over the full history and the compacted view
+    Probe { session: String, checkpoint: Option<i64> },
+}
+
+impl CompactArgs {
+    /// The mode asked for, whichever form was used.
+    pub fn mode(self) -> CompactMode {
+        if let Some(mode) = self.mode {
+            return mode;
+        }
+        let session = self.session.unwrap_or_default();
+        match (self.lint, self.probe, self.undo, self.discard, self.apply) {
+            (Some(checkpoint), ..) => CompactMode::Lint { session, checkpoint },
+            (_, Some(checkpoint), ..) => CompactMode::Probe { session, checkpoint },
+            (_, _, true, ..) => CompactMode::Undo { session },
+            (_, _, _, Some(proposal), _) => CompactMode::Discard { session, proposal },
+            (_, _, _, _, Some(proposal)) => CompactMode::Apply { session, proposal, checkpoint: self.checkpoint },
+            _ if self.preview => CompactMode::Preview { session, focus: self.focus },
+            _ => CompactMode::Now { session, focus: self.focus },
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum McpCommand {
+    /// Start each configured server, and show its status and its tools with the characters each
+    /// adds to every request
+    List,
+}
+
+#[derive(Subcommand)]
+pub enum CallsCommand {
+    /// Every model call of a session, numbered 1..n in the order sent
+    List { session: String },
+    /// The exact request body of call N (rebuilt from the store) and the answer received
+    Show { session: String, n: usize },
+    /// Compare request N with request M (default N-1) in rendering order: system, tools, messages
+    Diff {
+        session: String,
+        n: usize,
+        #[arg(long, value_name = "M")]
+        against: Option<usize>,
+    },
+    /// Send call N's exact request again to the configured provider (another model with --config)
+    /// and show both answers; stored as a `replay` call, never part of the transcript
+    Replay { session: String, n: usize },
+}
+
+#[derive(Subcommand)]
+pub enum SessionsCommand {
+    /// Sessions, newest first
+    List,
+    /// One session: every stored message, or exactly what the model gets next
+    Show {
+        session: String,
+        #[arg(long, value_enum, default_value_t = View::Stored)]
+        view: View,
+    },
+    /// Export a session: Markdown for people, versioned JSON (stored view + ledger), or OTLP traces
+    /// to the configured endpoint; secrets are redacted unless --no-redact
+    Export {
+        session: String,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Write here instead of stdout (markdown, json)
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Keep secrets as they are
+        #[arg(long)]
+        no_redact: bool,
+    },
+    /// Record uncertain tool results as "result unknown" (re-runs nothing)
+    Recover {
+        session: String,
+        /// Confirm that you inspected the effects of the uncertain calls
+        #[arg(long)]
+        acknowledge: bool,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+    Otlp,
+}
+
+impl From<ExportFormat> for alisio_engine::export::ExportFormat {
+    fn from(format: ExportFormat) -> Self {
+        match format {
+            ExportFormat::Markdown => Self::Markdown,
+            ExportFormat::Json => Self::Json,
+            ExportFormat::Otlp => Self::Otlp,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum View {
+    Stored,
+    Model,
+}

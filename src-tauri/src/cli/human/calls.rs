@@ -1,0 +1,78 @@
+//! The ledger as text: calls, one request, a diff, a replay.
+
+use alisio_engine::calls::{CallDetail, CallDiff, CallSummary, ReplayReport};
+
+use crate::cli::output::Human;
+
+impl Human for Vec<CallSummary> {
+    fn print(&self) {
+        let calls = self;
+        for c in calls {
+            let opt = |v: Option<u64>| v.map_or("–".to_string(), |v| v.to_string());
+            println!(
+                "{:>3}  {:<13} {}  {} chars  prompt {}  cached {}  completion {}  ttft {} ms  {}{}",
+                c.n,
+                c.purpose,
+                c.started_at,
+                c.request_chars,
+                opt(c.prompt_tokens),
+                opt(c.cached_tokens),
+                opt(c.completion_tokens),
+                opt(c.ttft_ms),
+                c.finish_reason.as_deref().unwrap_or("–"),
+                c.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default()
+            );
+        }
+    }
+}
+
+impl Human for CallDetail {
+    fn print(&self) {
+        let detail = self;
+        println!("call {} ({})", detail.n, detail.purpose);
+        println!("request:\n{}", serde_json::to_string_pretty(&detail.request).unwrap_or_default());
+        match &detail.response {
+            Some(response) => println!("response:\n{}", serde_json::to_string_pretty(response).unwrap_or_default()),
+            None => println!("response: (none recorded)"),
+        }
+    }
+}
+
+impl Human for CallDiff {
+    fn print(&self) {
+        let diff = self;
+        println!(
+            "call {} against {}: common prefix {} of {} chars (≈ {} tokens); server reported {} cached tokens; {}",
+            diff.n,
+            diff.against,
+            diff.common_prefix_chars,
+            diff.against_chars,
+            diff.common_prefix_tokens,
+            diff.cached_tokens.map_or("no".to_string(), |c| c.to_string()),
+            if diff.cache_break { "the cache breaks" } else { "the prefix is kept" }
+        );
+        let d = &diff.first_divergence;
+        if d.part != "none" {
+            let index = d.index.map(|i| format!(" {i}")).unwrap_or_default();
+            println!(
+                "first divergence: {}{index} at {}\n  before: {}\n  after:  {}",
+                d.part,
+                if d.path.is_empty() { "/" } else { &d.path },
+                d.before,
+                d.after
+            );
+        }
+    }
+}
+
+impl Human for ReplayReport {
+    fn print(&self) {
+        let report = self;
+        let text = |v: &Option<serde_json::Value>| {
+            v.as_ref().and_then(|r| r["text"].as_str()).unwrap_or("(no answer recorded)").to_string()
+        };
+        println!("call {} replayed as call {} on {}", report.replay_of, report.n, report.model);
+        println!("original:\n{}", text(&report.original));
+        println!("replay:\n{}", text(&report.replay));
+    }
+}

@@ -1,0 +1,63 @@
+//! Compaction as text: an outcome, a lint, a probe.
+
+use alisio_engine::compaction::probe::ProbeReport;
+use alisio_engine::compaction::CompactOutcome;
+use alisio_engine::view::LintReport;
+
+use super::excerpt;
+use crate::cli::output::Human;
+
+pub fn print_compact(outcome: &CompactOutcome) {
+    match outcome {
+        CompactOutcome::Completed { compaction, partial } => {
+            println!("compaction {compaction} applied{}", if *partial { " (partial checkpoint)" } else { "" })
+        }
+        CompactOutcome::Proposed { proposal, rendered, partial, fidelity, .. } => {
+            println!("proposal {proposal}{}:\n\n{rendered}\n", if *partial { " (partial)" } else { "" });
+            println!("fidelity {:.2} ({} checked)", fidelity.score, fidelity.checked);
+            for item in &fidelity.missing {
+                println!("  missing {:?} {:?}: {} (add it to {})", item.kind, item.value, item.why, item.section);
+            }
+            println!("apply it with `alisio compact SESSION --apply {proposal} [--checkpoint FILE]`, or discard it with `--discard {proposal}`");
+        }
+        CompactOutcome::Skipped { reason } => println!("nothing compacted: {reason}"),
+        CompactOutcome::Failed { error } => println!("compaction failed: {error}"),
+    }
+}
+
+/// `compact --lint`: the score, then each missing item with why and where.
+impl Human for LintReport {
+    fn print(&self) {
+        let report = self;
+        let f = &report.fidelity;
+        println!(
+            "checkpoint #{} ({}, {}): fidelity {:.2} — {} of {} checked items kept",
+            report.compaction,
+            report.reason,
+            report.status.as_str(),
+            f.score,
+            f.checked as usize - f.missing.len(),
+            f.checked
+        );
+        for item in &f.missing {
+            let seqs: Vec<String> = item.seqs.iter().map(|s| format!("#{s}")).collect();
+            println!("  missing {:?} {:?} ({}): {}", item.kind, item.value, seqs.join(", "), item.why);
+        }
+    }
+}
+
+/// `compact --probe`: each question with the two answers and their agreement.
+impl Human for ProbeReport {
+    fn print(&self) {
+        let report = self;
+        println!(
+            "checkpoint #{} probed by the model (model-judged, calls {:?}): agreement {:.2}",
+            report.compaction, report.calls, report.agreement
+        );
+        for a in &report.answers {
+            println!("\n{} (agreement {:.2})", a.question, a.agreement);
+            println!("  full history:   {}", excerpt(&a.full.replace('\n', "; "), 200));
+            println!("  compacted view: {}", excerpt(&a.compacted.replace('\n', "; "), 200));
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Sessions as text: the list, the stored view, the model view, recovery, an import round.
+
+use alisio_engine::agent::RecoverReport;
+use alisio_engine::import::ImportReport;
+use alisio_engine::store::SessionSummary;
+use alisio_engine::view::{ModelView, StoredView};
+use serde::Serialize;
+
+use super::excerpt;
+use crate::cli::output::Human;
+
+impl Human for Vec<SessionSummary> {
+    fn print(&self) {
+        let sessions = self;
+        if sessions.is_empty() {
+            println!("no sessions yet — start one with `alisio run \"…\"`");
+            return;
+        }
+        println!("{:<36}  {:>5}  {:>9}  {:<24}  title", "id", "live", "compacted", "last activity");
+        for s in sessions {
+            let badge = if s.uncertain_tool_calls > 0 { "  [uncertain tool results]" } else { "" };
+            let source = s.source.map(|source| format!("[{source}] ")).unwrap_or_default();
+            println!(
+                "{:<36}  {:>5}  {:>9}  {:<24}  {source}{}{badge}",
+                s.id, s.live_messages, s.compacted_messages, s.last_activity, s.title
+            );
+        }
+    }
+}
+
+impl Human for StoredView {
+    fn print(&self) {
+        let view = self;
+        println!("session {}  {}", view.session.id, view.session.title);
+        println!("workspace {}", view.session.workspace);
+        if let (Some(source), Some(path)) = (&view.session.source, &view.session.source_path) {
+            println!("imported from {source} ({path}), read-only");
+        }
+        for m in &view.messages {
+            let flags: Vec<&str> = [
+                (m.compacted, "compacted"),
+                (m.summary, "summary"),
+                (m.truncated, "truncated"),
+                (m.uncertain, "uncertain"),
+                (m.reverted, "reverted"),
+            ]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect();
+            let flags = if flags.is_empty() { String::new() } else { format!(" [{}]", flags.join(", ")) };
+            let id = m.tool_call_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+            println!("\n#{} {}{id}{flags}", m.seq, m.role.as_str());
+            if !m.content.is_empty() {
+                println!("{}", excerpt(&m.content, 2000));
+            }
+            for call in &m.tool_calls {
+                println!("→ {} ({}) {}", call.name, call.id, excerpt(&call.arguments, 500));
+            }
+        }
+        for c in &view.compactions {
+            let r = &c.record;
+            println!(
+                "\ncompaction {} ({:?}, {}, {:?}){}: {} messages, {} → {} chars",
+                r.id,
+                r.kind,
+                r.reason,
+                r.status,
+                if r.partial { " partial" } else { "" },
+                c.summarized_seqs.len(),
+                r.before_chars,
+                r.after_chars
+            );
+        }
+    }
+}
+
+impl Human for ModelView {
+    fn print(&self) {
+        let view = self;
+        println!(
+            "next request to {} ({:?}): {} messages, {} chars + {} chars of tool catalog ≈ {} tokens",
+            view.model,
+            view.api,
+            view.messages.len(),
+            view.chars,
+            view.tool_catalog_chars,
+            view.estimated_tokens
+        );
+        if view.tool_catalog.len() > 1 {
+            let shares: Vec<String> =
+                view.tool_catalog.iter().map(|s| format!("{} {} tools {} chars", s.server, s.tools, s.chars)).collect();
+            println!("tool catalog: {}", shares.join(" · "));
+        }
+        for message in &view.messages {
+            println!("\n{}", excerpt(&serde_json::to_string(message).unwrap_or_default(), 2000));
+        }
+    }
+}
+
+impl Human for RecoverReport {
+    fn print(&self) {
+        let report = self;
+        if report.acknowledged.is_empty() && report.not_run.is_empty() {
+            println!("session {}: nothing to recover", report.session);
+            return;
+        }
+        for killed in &report.killed {
+            println!("killed the leftover process group of {killed}, which was still running");
+        }
+        for entry in &report.acknowledged {
+            println!("recorded \"result unknown\" for {} ({}) {}", entry.name, entry.call_id, entry.arguments);
+        }
+        for entry in &report.not_run {
+            println!("recorded \"not run\" for {} ({}) — it never started", entry.name, entry.call_id);
+        }
+        println!("session {} can continue: `alisio run --session {} …`", report.session, report.session);
+    }
+}
+
+/// A round of an import: everything the first time, then only the sessions that grew (`--watch`).
+pub struct Round<'a> {
+    pub report: &'a ImportReport,
+    pub first: bool,
+}
+
+impl Serialize for Round<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.report.serialize(serializer)
+    }
+}
+
+/// One line per imported session; skipped records and unreadable files on stderr.
+impl Human for Round<'_> {
+    fn print(&self) {
+        use alisio_engine::import::Position;
+        let (report, first) = (self.report, self.first);
+        for session in report.imported.iter().filter(|s| first || s.added > 0) {
+            let new = if session.added > 0 { format!(", {} new", session.added) } else { String::new() };
+            println!(
+                "{} {} -> {}  {:?}: {} messages, {} tool calls, {} compactions{new}",
+                session.source.as_str(),
+                session.source_id,
+                session.id,
+                session.title,
+                session.messages,
+                session.tool_calls,
+                session.compactions,
+            );
+            for skipped in &session.skipped {
+                let at = match &skipped.line {
+                    Position::Line(n) => format!("line {n}"),
+                    Position::Row(id) => format!("row {id}"),
+                };
+                eprintln!("  skipped {} {at}: {}", session.path, skipped.reason);
+            }
+        }
+        for failure in &report.errors {
+            eprintln!("alisio: cannot import {}: {}", failure.path, failure.error);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The headless face: arguments in (`args`), an application opened with the same options the
+//! window uses, one application-API function per command (`commands/`), its answer rendered by the
+//! one output seam (`output`, `human/`). Errors go to stderr with the exit codes the README lists
+//! under "Using the CLI".
+
+pub mod args;
+mod commands;
+mod human;
+mod output;
+
+use std::sync::Arc;
+
+use alisio_api::{Access, ApiError, ApiResult, App, AppOptions, Approvals};
+use alisio_engine::home::alisio_home;
+
+use args::{CallsCommand, CompactMode, McpCommand, SessionsCommand};
+pub use args::{Cli, Command, GlobalArgs};
+use output::Output;
+
+/// Runs a command and returns the process exit code.
+pub fn run(command: Command, global: GlobalArgs) -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("alisio: cannot start the async runtime: {err}");
+            return 1;
+        }
+    };
+    match runtime.block_on(execute(command, global)) {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("alisio: {err}");
+            err.exit_code()
+        }
+    }
+}
+
+async fn execute(command: Command, global: GlobalArgs) -> ApiResult<()> {
+    let out = Output { json: global.json };
+    let app = Arc::new(App::open(AppOptions {
+        home: alisio_home(),
+        overlay: global.config.clone(),
+        profile: global.profile.clone(),
+        access: access(&command),
+        approvals: Approvals::Fixed(matches!(command, Command::Run { yes: true, .. })),
+        emit: out.events(streams_events(&command)),
+    })?);
+    if runs(&command) {
+        app.interrupt_on_signals();
+    }
+    let result = dispatch(&app, out, command).await;
+    app.close().await;
+    result
+}
+
+async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
+    match command {
+        Command::Run { session, prompt, .. } => commands::run::turn(app, out, session, prompt).await,
+        Command::Compact(args) => commands::compact::mode(app, out, args.mode()).await,
+        Command::Models => commands::servers::models(app, out).await,
+        Command::Mcp { command: McpCommand::List } => commands::servers::mcp(app, out).await,
+        Command::Sessions { command } => commands::sessions::command(app, out, command).await,
+        Command::Calls { command } => commands::calls::command(app, out, command).await,
+        Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
+    }
+}
+
+/// Commands that only show open the database without writing (a read-only home works for them).
+fn access(command: &Command) -> Access {
+    let shows = match command {
+        Command::Sessions { command } => {
+            matches!(command, SessionsCommand::List | SessionsCommand::Show { .. } | SessionsCommand::Export { .. })
+        }
+        Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
+        Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
+        Command::Models | Command::Mcp { .. } => true,
+        Command::Run { .. } | Command::Import { .. } => false,
+    };
+    if shows {
+        Access::Read
+    } else {
+        Access::Write
+    }
+}
+
+/// `run` and `compact` print their events as their output (JSONL with `--json`); the others,
+/// whose output is one document, print events only as text.
+fn streams_events(command: &Command) -> bool {
+    match command {
+        Command::Run { .. } => true,
+        Command::Compact(args) => {
+            let asks = args.lint.is_some() || args.probe.is_some();
+            !asks && !matches!(args.mode, Some(CompactMode::Lint { .. } | CompactMode::Probe { .. }))
+        }
+        _ => false,
+    }
+}
+
+/// Commands that run (a turn, a summary, a replay, a follow): Ctrl-C stops them cleanly.
+fn runs(command: &Command) -> bool {
+    match command {
+        Command::Run { .. } | Command::Compact(_) => true,
+        Command::Calls { command: CallsCommand::Replay { .. } } => true,
+        Command::Import { watch, .. } => *watch,
+        _ => false,
+    }
+}
+
+/// A usage error (exit 2).
+fn usage(message: impl Into<String>) -> ApiError {
+    ApiError::invalid(message)
+}
+
+#[cfg(test)]
+mod tests;

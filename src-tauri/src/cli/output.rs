@@ -1,0 +1,82 @@
+//! The one seam between the commands and the terminal: an answer is shown as one JSON document
+//! (`--json`) or as text for people ([`Human`]); engine events are printed as JSONL or text as they
+//! happen; notes go to stderr.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use alisio_api::{ApiError, ApiResult, Emit, UiEvent};
+use serde::Serialize;
+
+use super::human;
+
+/// How an answer reads for people.
+pub trait Human {
+    fn print(&self);
+}
+
+#[derive(Clone, Copy)]
+pub struct Output {
+    pub json: bool,
+}
+
+impl Output {
+    /// An answer: one pretty JSON document, or its text for people.
+    pub fn show<T: Serialize + Human>(&self, value: &T) -> ApiResult<()> {
+        if self.json {
+            let mut out = std::io::stdout().lock();
+            serde_json::to_writer_pretty(&mut out, value).map_err(|e| ApiError::failed(e.to_string()))?;
+            writeln!(out).map_err(stdout_failed)
+        } else {
+            value.print();
+            Ok(())
+        }
+    }
+
+    /// One line of a stream (a round of `import --watch`): compact JSON, or its text.
+    pub fn line<T: Serialize + Human>(&self, value: &T) -> ApiResult<()> {
+        if self.json {
+            let mut out = std::io::stdout().lock();
+            serde_json::to_writer(&mut out, value).map_err(|e| ApiError::failed(e.to_string()))?;
+            writeln!(out).and_then(|()| out.flush()).map_err(stdout_failed)
+        } else {
+            value.print();
+            Ok(())
+        }
+    }
+
+    /// A remark for people, on stderr whatever the format (`alisio: …`).
+    pub fn note(&self, text: impl std::fmt::Display) {
+        eprintln!("alisio: {text}");
+    }
+
+    /// Text written as it is (a document exported to stdout).
+    pub fn raw(&self, text: &str) -> ApiResult<()> {
+        std::io::stdout().lock().write_all(text.as_bytes()).map_err(stdout_failed)
+    }
+
+    /// Where engine events go. `stream`: this command's output *is* its events (`run`,
+    /// `compact`), so with `--json` they are JSONL on stdout; otherwise they are text.
+    pub fn events(&self, stream: bool) -> Emit {
+        let jsonl = self.json && stream;
+        Arc::new(move |event: UiEvent| {
+            let UiEvent::Engine { envelope } = event else { return };
+            if !jsonl {
+                human::print_event(&envelope);
+                return;
+            }
+            if envelope.event.is_transient() {
+                return;
+            }
+            if let Ok(line) = serde_json::to_string(&envelope) {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+            }
+        })
+    }
+}
+
+fn stdout_failed(e: std::io::Error) -> ApiError {
+    ApiError::failed(format!("cannot write to stdout: {e}"))
+}

@@ -1,0 +1,79 @@
+//! Every CLI command calls the application API: each leaf command clap declares has a route, and
+//! every route names functions the API has.
+
+use clap::CommandFactory;
+
+use super::Cli;
+
+/// Which application-API function each command calls (`alisio <path>` → `module::function`).
+/// A test checks this against the commands clap declares and the functions the API has.
+pub const ROUTES: &[(&str, &[&str])] = &[
+    ("run", &["turns::run"]),
+    ("compact now", &["compaction::compact"]),
+    ("compact preview", &["compaction::compact"]),
+    ("compact apply", &["compaction::apply"]),
+    ("compact discard", &["compaction::discard"]),
+    ("compact undo", &["compaction::undo"]),
+    ("compact lint", &["compaction::lint"]),
+    ("compact probe", &["compaction::probe"]),
+    ("models", &["models::list"]),
+    ("sessions list", &["sessions::list"]),
+    ("sessions show", &["views::stored", "views::model"]),
+    ("sessions export", &["export::session"]),
+    ("sessions recover", &["sessions::recover", "sessions::uncertain"]),
+    ("calls list", &["calls::list"]),
+    ("calls show", &["calls::show"]),
+    ("calls diff", &["calls::diff"]),
+    ("calls replay", &["calls::replay"]),
+    ("import", &["import::paths"]),
+    ("mcp list", &["mcp::list"]),
+];
+
+/// `alisio …` paths of the commands that run something (leaves of clap's tree).
+fn leaf_commands(command: &clap::Command, prefix: &str, out: &mut Vec<String>) {
+    let subcommands: Vec<&clap::Command> = command.get_subcommands().filter(|c| c.get_name() != "help").collect();
+    // `compact` runs with its flag forms as well as through its sub-subcommands: the leaves count.
+    if subcommands.is_empty() {
+        out.push(prefix.trim().to_string());
+    }
+    for sub in subcommands {
+        leaf_commands(sub, &format!("{prefix} {}", sub.get_name()), out);
+    }
+}
+
+#[test]
+fn every_cli_command_maps_to_an_api_function() {
+    let mut leaves = Vec::new();
+    leaf_commands(&Cli::command(), "", &mut leaves);
+    assert!(leaves.contains(&"sessions export".to_string()) && leaves.contains(&"compact undo".to_string()));
+    let routed: Vec<&str> = ROUTES.iter().map(|(path, _)| *path).collect();
+    let unrouted: Vec<&String> = leaves.iter().filter(|l| !routed.contains(&l.as_str())).collect();
+    assert!(unrouted.is_empty(), "commands with no API function: {unrouted:?}");
+    let stale: Vec<&str> = routed.iter().filter(|r| !leaves.iter().any(|l| l == *r)).copied().collect();
+    assert!(stale.is_empty(), "routes of commands that do not exist: {stale:?}");
+    for (path, functions) in ROUTES {
+        for function in *functions {
+            assert!(alisio_api::FUNCTIONS.contains(function), "`alisio {path}` names {function}, which the API lacks");
+        }
+    }
+}
+
+/// The flag forms of `compact` and its sub-subcommands parse to the same mode.
+#[test]
+fn compact_modes_parse_in_both_forms() {
+    use clap::Parser;
+    let mode = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+        Ok(Some(super::Command::Compact(args))) => format!("{:?}", std::mem::discriminant(&args.mode())),
+        other => panic!("{args:?} did not parse as compact: {}", other.is_ok()),
+    };
+    for (flags, sub) in [
+        (vec!["alisio", "compact", "s1", "--undo"], vec!["alisio", "compact", "undo", "s1"]),
+        (vec!["alisio", "compact", "s1", "--preview"], vec!["alisio", "compact", "preview", "s1"]),
+        (vec!["alisio", "compact", "s1", "--apply", "3"], vec!["alisio", "compact", "apply", "s1", "3"]),
+        (vec!["alisio", "compact", "s1", "--lint"], vec!["alisio", "compact", "lint", "s1"]),
+        (vec!["alisio", "compact", "s1"], vec!["alisio", "compact", "now", "s1"]),
+    ] {
+        assert_eq!(mode(&flags), mode(&sub), "{flags:?} vs {sub:?}");
+    }
+    assert!(Cli::try_parse_from(["alisio", "compact"]).is_err(), "a session is required");
+}

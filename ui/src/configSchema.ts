@@ -1,0 +1,578 @@
+// Generated from the configuration types by alisio-api (src-tauri/crates/api/src/bindings.rs). Do not edit.
+// Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api
+
+/** The JSON schema of config.json: defaults, ranges and option lists, as the engine checks them. */
+export const CONFIG_SCHEMA = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "ConfigFile",
+  "description": "The configuration file: every key `config.json` may hold, with its default.",
+  "type": "object",
+  "properties": {
+    "provider": {
+      "$ref": "#/$defs/ProviderFile",
+      "default": {
+        "id": "local",
+        "baseUrl": "http://127.0.0.1:8080/v1",
+        "model": "default",
+        "apiKeyEnv": "OPENAI_API_KEY",
+        "api": "chat",
+        "contextWindow": null,
+        "stream": true,
+        "timeoutMs": 300000,
+        "maxRetries": 3,
+        "retryBaseMs": 500
+      }
+    },
+    "compaction": {
+      "$ref": "#/$defs/CompactionConfig",
+      "default": {
+        "auto": true,
+        "threshold": 0.85,
+        "keepTurns": 2,
+        "maxOutputTokens": 16000,
+        "strategy": "native"
+      }
+    },
+    "cacheCompact": {
+      "$ref": "#/$defs/CacheCompactConfig",
+      "default": {
+        "threshold": 68.0,
+        "models": [],
+        "summaryMaxTokens": 1200,
+        "contextLimit": 131072,
+        "autoResume": true,
+        "abortOnTrip": true,
+        "disablePrune": true,
+        "debug": false,
+        "resumePrompt": "Continue the task from the summary above."
+      }
+    },
+    "limits": {
+      "$ref": "#/$defs/LimitsConfig",
+      "default": {
+        "maxContextChars": 800000,
+        "maxOutputTokens": 8192,
+        "maxTokens": null,
+        "maxStepsPerTurn": 50
+      }
+    },
+    "pluginHooks": {
+      "$ref": "#/$defs/PluginHooksConfig",
+      "default": {
+        "timeoutMs": 5000
+      }
+    },
+    "plugins": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/PluginConfig"
+      },
+      "default": [
+        {
+          "name": "memory",
+          "builtin": true,
+          "command": null,
+          "args": []
+        }
+      ]
+    },
+    "permissions": {
+      "$ref": "#/$defs/PermissionsConfig",
+      "default": {
+        "shell": "ask",
+        "write": "ask"
+      }
+    },
+    "instructions": {
+      "description": "Extra instructions appended to the system prompt.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "default": null
+    },
+    "profiles": {
+      "description": "Named provider settings; `activeProfile` (or `--profile`) selects one.",
+      "type": "object",
+      "additionalProperties": {
+        "$ref": "#/$defs/ProfileConfig"
+      },
+      "default": {}
+    },
+    "activeProfile": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "default": null
+    },
+    "mcpServers": {
+      "description": "MCP tool servers, by name.",
+      "type": "object",
+      "additionalProperties": {
+        "$ref": "#/$defs/McpServerConfig"
+      },
+      "default": {}
+    },
+    "telemetry": {
+      "description": "Traces to a team's trace store.",
+      "$ref": "#/$defs/TelemetryConfig",
+      "default": {
+        "otlp": {
+          "endpoint": null,
+          "protocol": "http/protobuf",
+          "headers": {},
+          "content": false,
+          "serviceName": "alisio"
+        }
+      }
+    }
+  },
+  "$defs": {
+    "ProviderFile": {
+      "description": "The provider as written in the file (`provider`).",
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "default": "local"
+        },
+        "baseUrl": {
+          "type": "string",
+          "default": "http://127.0.0.1:8080/v1"
+        },
+        "model": {
+          "type": "string",
+          "default": "default"
+        },
+        "apiKeyEnv": {
+          "type": "string",
+          "default": "OPENAI_API_KEY"
+        },
+        "api": {
+          "$ref": "#/$defs/Api",
+          "default": "chat"
+        },
+        "contextWindow": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 1,
+          "default": null
+        },
+        "stream": {
+          "description": "Stream answers over SSE (default) or wait for one JSON document.",
+          "type": "boolean",
+          "default": true
+        },
+        "timeoutMs": {
+          "description": "Longest wait, in ms, for the server's first byte and between streamed chunks.",
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 100,
+          "maximum": 3600000,
+          "default": 300000
+        },
+        "maxRetries": {
+          "description": "Retries on 429, 5xx and connection errors, with exponential backoff.",
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 0,
+          "maximum": 10,
+          "default": 3
+        },
+        "retryBaseMs": {
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 0,
+          "maximum": 60000,
+          "default": 500
+        }
+      }
+    },
+    "Api": {
+      "description": "The wire API a provider speaks.",
+      "type": "string",
+      "enum": [
+        "chat",
+        "responses"
+      ]
+    },
+    "CompactionConfig": {
+      "type": "object",
+      "properties": {
+        "auto": {
+          "type": "boolean",
+          "default": true
+        },
+        "threshold": {
+          "description": "Share of the window at which automatic compaction fires.",
+          "type": "number",
+          "format": "double",
+          "minimum": 0.1,
+          "maximum": 0.99,
+          "default": 0.85
+        },
+        "keepTurns": {
+          "description": "Recent turns kept verbatim.",
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 0,
+          "maximum": 20,
+          "default": 2
+        },
+        "maxOutputTokens": {
+          "description": "The summarizer's own output budget.",
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 256,
+          "maximum": 1000000,
+          "default": 16000
+        },
+        "strategy": {
+          "$ref": "#/$defs/Strategy",
+          "default": "native"
+        }
+      }
+    },
+    "Strategy": {
+      "description": "Which compactor acts when the context fills up.",
+      "type": "string",
+      "enum": [
+        "native",
+        "cache"
+      ]
+    },
+    "CacheCompactConfig": {
+      "type": "object",
+      "properties": {
+        "threshold": {
+          "description": "Percent of the context limit at which the cache strategy trips.",
+          "type": "number",
+          "format": "double",
+          "minimum": 1,
+          "maximum": 99,
+          "default": 68.0
+        },
+        "models": {
+          "description": "`providerID/modelID` entries the cache strategy applies to; empty: every model.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "default": []
+        },
+        "summaryMaxTokens": {
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 16,
+          "maximum": 1000000,
+          "default": 1200
+        },
+        "contextLimit": {
+          "description": "The context limit when the provider reports no window.",
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 1024,
+          "maximum": 100000000,
+          "default": 131072
+        },
+        "autoResume": {
+          "type": "boolean",
+          "default": true
+        },
+        "abortOnTrip": {
+          "type": "boolean",
+          "default": true
+        },
+        "disablePrune": {
+          "type": "boolean",
+          "default": true
+        },
+        "debug": {
+          "type": "boolean",
+          "default": false
+        },
+        "resumePrompt": {
+          "description": "The user message `autoResume` sends after a cut.",
+          "type": "string",
+          "default": "Continue the task from the summary above."
+        }
+      }
+    },
+    "LimitsConfig": {
+      "type": "object",
+      "properties": {
+        "maxContextChars": {
+          "description": "The hard limit on a request's conversation characters (the tool catalog not counted).",
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 4000,
+          "maximum": 1000000000,
+          "default": 800000
+        },
+        "maxOutputTokens": {
+          "description": "The most tokens one answer may have.",
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 1,
+          "maximum": 1000000,
+          "default": 8192
+        },
+        "maxTokens": {
+          "description": "A token budget per turn; `null`: none.",
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 1,
+          "default": null
+        },
+        "maxStepsPerTurn": {
+          "description": "The most model calls in one turn.",
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 1,
+          "maximum": 10000,
+          "default": 50
+        }
+      }
+    },
+    "PluginHooksConfig": {
+      "type": "object",
+      "properties": {
+        "timeoutMs": {
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 1,
+          "maximum": 600000,
+          "default": 5000
+        }
+      }
+    },
+    "PluginConfig": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "builtin": {
+          "type": "boolean",
+          "default": false
+        },
+        "command": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "args": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "default": []
+        }
+      },
+      "required": [
+        "name"
+      ]
+    },
+    "PermissionsConfig": {
+      "type": "object",
+      "properties": {
+        "shell": {
+          "$ref": "#/$defs/Permission",
+          "default": "ask"
+        },
+        "write": {
+          "$ref": "#/$defs/Permission",
+          "default": "ask"
+        }
+      }
+    },
+    "Permission": {
+      "description": "Whether a tool runs without asking, after asking, or never.",
+      "type": "string",
+      "enum": [
+        "allow",
+        "ask",
+        "deny"
+      ]
+    },
+    "ProfileConfig": {
+      "description": "A connection profile: the provider values it sets (absent ones keep `provider`'s).",
+      "type": "object",
+      "properties": {
+        "baseUrl": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "model": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "api": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Api"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "default": null
+        },
+        "apiKeyEnv": {
+          "description": "The environment variable holding the key; `null` sends none.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "contextWindow": {
+          "description": "The second source of the window: after `provider.contextWindow`, before the server's report.",
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 1,
+          "default": null
+        }
+      }
+    },
+    "McpServerConfig": {
+      "description": "One MCP server: a child process speaking stdio (`command`) or a streamable-HTTP endpoint (`url`).",
+      "type": "object",
+      "properties": {
+        "command": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "args": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "default": []
+        },
+        "env": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "default": {}
+        },
+        "cwd": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "url": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "headers": {
+          "description": "Header values, literal or `env:NAME` (read from the environment when the server starts).",
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "default": {}
+        },
+        "enabled": {
+          "type": "boolean",
+          "default": true
+        },
+        "startupTimeoutMs": {
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 100,
+          "maximum": 600000,
+          "default": 10000
+        },
+        "toolTimeoutMs": {
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 100,
+          "maximum": 3600000,
+          "default": 120000
+        },
+        "permission": {
+          "$ref": "#/$defs/Permission",
+          "default": "ask"
+        }
+      }
+    },
+    "TelemetryConfig": {
+      "type": "object",
+      "properties": {
+        "otlp": {
+          "$ref": "#/$defs/OtlpConfig",
+          "default": {
+            "endpoint": null,
+            "protocol": "http/protobuf",
+            "headers": {},
+            "content": false,
+            "serviceName": "alisio"
+          }
+        }
+      }
+    },
+    "OtlpConfig": {
+      "description": "An OTLP/HTTP trace endpoint; without `endpoint` nothing is exported.",
+      "type": "object",
+      "properties": {
+        "endpoint": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "protocol": {
+          "description": "The only protocol spoken: `http/protobuf`.",
+          "type": "string",
+          "default": "http/protobuf"
+        },
+        "headers": {
+          "description": "Header values, literal or `env:NAME` (read from the environment).",
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "default": {}
+        },
+        "content": {
+          "description": "Attach message content (redacted) to the spans.",
+          "type": "boolean",
+          "default": false
+        },
+        "serviceName": {
+          "type": "string",
+          "default": "alisio"
+        }
+      }
+    }
+  }
+} as const;
