@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use alisio_engine::agent::{TurnOutcome, TurnRequest};
 use alisio_engine::events::{Envelope, Event};
 use alisio_engine::lock;
-use alisio_engine::tools::{Approver, FixedApprover};
+use alisio_engine::tools::{Approver, FixedApprover, PermissionKind};
 use alisio_engine::transcript::ToolCall;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -143,7 +143,7 @@ struct WindowApprover {
 }
 
 impl Approver for WindowApprover {
-    fn approve<'a>(&'a self, call: &'a ToolCall, permission_key: &'a str) -> BoxFuture<'a, bool> {
+    fn approve<'a>(&'a self, call: &'a ToolCall, permission: &'a PermissionKind) -> BoxFuture<'a, bool> {
         Box::pin(async move {
             let (tx, rx) = oneshot::channel();
             let id = {
@@ -157,7 +157,7 @@ impl Approver for WindowApprover {
                 id,
                 session: lock(&self.session).clone(),
                 call: call.clone(),
-                permission: permission_key.to_string(),
+                permission: permission.config_key(),
             });
             rx.await.unwrap_or(false)
         })

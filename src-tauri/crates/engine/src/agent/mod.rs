@@ -26,7 +26,7 @@ use crate::store::journal::{self, Finish, JournalEntry, JournalState};
 use crate::store::sessions::append_message;
 use crate::store::{Session, Store};
 use crate::telemetry::Telemetry;
-use crate::tools::{Approver, ToolEnv, ToolOutput};
+use crate::tools::{Approver, PermissionKind, ToolEnv, ToolOutput};
 use crate::transcript::{NewMessage, ToolCall};
 use crate::view::{system_prompt, PreparedRequest};
 
@@ -507,7 +507,7 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[(&ToolCall, i64)])
                 call.name
             ))),
             Some(Some((server, setting))) => {
-                env.check(call, &format!("mcpServers.{server}.permission"), *setting).await
+                env.check(call, &PermissionKind::Mcp { server: server.clone() }, *setting).await
             }
         };
         let output = match permitted {

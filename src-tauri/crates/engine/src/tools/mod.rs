@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -121,16 +121,49 @@ pub fn catalog_chars(tools: &Value) -> u64 {
     tools.to_string().chars().count() as u64
 }
 
+/// What decides whether a tool call may run: one of the built-in permissions, or an MCP server's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum PermissionKind {
+    /// `permissions.shell`
+    Shell,
+    /// `permissions.write` (`write_file`, `edit_file`)
+    Write,
+    /// `mcpServers.<server>.permission`
+    Mcp { server: String },
+}
+
+impl PermissionKind {
+    /// The built-in permission guarding tool `name`, if any.
+    pub fn of_tool(name: &str) -> Option<PermissionKind> {
+        match name {
+            "shell" => Some(PermissionKind::Shell),
+            "write_file" | "edit_file" => Some(PermissionKind::Write),
+            _ => None,
+        }
+    }
+
+    /// The configuration key that sets it, as messages name it.
+    pub fn config_key(&self) -> String {
+        match self {
+            PermissionKind::Shell => "permissions.shell".into(),
+            PermissionKind::Write => "permissions.write".into(),
+            PermissionKind::Mcp { server } => format!("mcpServers.{server}.permission"),
+        }
+    }
+}
+
 /// Decides tool calls whose permission is `ask`.
 pub trait Approver: Send + Sync {
-    fn approve<'a>(&'a self, call: &'a ToolCall, permission_key: &'a str) -> BoxFuture<'a, bool>;
+    fn approve<'a>(&'a self, call: &'a ToolCall, permission: &'a PermissionKind) -> BoxFuture<'a, bool>;
 }
 
 /// Approves (`--yes`) or refuses every call that asks.
 pub struct FixedApprover(pub bool);
 
 impl Approver for FixedApprover {
-    fn approve<'a>(&'a self, _call: &'a ToolCall, _permission_key: &'a str) -> BoxFuture<'a, bool> {
+    fn approve<'a>(&'a self, _call: &'a ToolCall, _permission: &'a PermissionKind) -> BoxFuture<'a, bool> {
         let answer = self.0;
         Box::pin(async move { answer })
     }
@@ -182,32 +215,27 @@ fn parse<T: serde::de::DeserializeOwned>(call: &ToolCall) -> Result<T, ToolOutpu
         .map_err(|err| ToolOutput::error(format!("invalid arguments for {}: {err}", call.name)))
 }
 
-/// The permission key guarding a tool, if any.
-pub fn permission_key(name: &str) -> Option<&'static str> {
-    match name {
-        "shell" => Some("permissions.shell"),
-        "write_file" | "edit_file" => Some("permissions.write"),
-        _ => None,
-    }
-}
-
 impl ToolEnv {
     /// Checks permissions; `Err` carries the refusal the model gets as the tool's result.
     pub async fn check_permission(&self, call: &ToolCall) -> Result<(), ToolOutput> {
-        let Some(key) = permission_key(&call.name) else { return Ok(()) };
-        let setting = if key == "permissions.shell" { self.permissions.shell } else { self.permissions.write };
-        self.check(call, key, setting).await
+        let Some(kind) = PermissionKind::of_tool(&call.name) else { return Ok(()) };
+        let setting = match kind {
+            PermissionKind::Shell => self.permissions.shell,
+            _ => self.permissions.write,
+        };
+        self.check(call, &kind, setting).await
     }
 
-    /// Applies `setting` (read from `key`) to `call`: allowed, refused, or asked of the approver.
-    pub async fn check(&self, call: &ToolCall, key: &str, setting: Permission) -> Result<(), ToolOutput> {
+    /// Applies `setting` (what `kind` is set to) to `call`: allowed, refused, or asked of the approver.
+    pub async fn check(&self, call: &ToolCall, kind: &PermissionKind, setting: Permission) -> Result<(), ToolOutput> {
+        let key = kind.config_key();
         match setting {
             Permission::Allow => Ok(()),
             Permission::Deny => {
                 Err(ToolOutput::error(format!("permission denied: {key} is \"deny\", so `{}` may not run", call.name)))
             }
             Permission::Ask => {
-                if self.approver.approve(call, key).await {
+                if self.approver.approve(call, kind).await {
                     Ok(())
                 } else {
                     Err(ToolOutput::error(format!(
