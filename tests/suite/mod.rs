@@ -12,6 +12,7 @@ mod calls;
 mod compaction;
 mod failures;
 mod fidelity;
+mod guard;
 mod hardening;
 mod import;
 mod mcp;

@@ -320,7 +320,7 @@ modelIds: Array<string>,
  */
 models: JsonValue, };
 
-export type ExportFormat = "markdown" | "json" | "otlp";
+export type ExportFormat = "markdown" | "json" | "html" | "otlp";
 
 export type ChartFormat = "svg" | "png";
 
@@ -446,7 +446,15 @@ path: string | null,
 /**
  * Hand the document back instead of writing it (the CLI prints it).
  */
-asText?: boolean, redact: boolean, };
+asText?: boolean, redact: boolean, 
+/**
+ * More to redact: literal strings, or regexes written `/…/` (`--redact-extra`).
+ */
+extra?: Array<string>, 
+/**
+ * Findings of the review (their numbers) the user un-marked as false positives.
+ */
+unmark?: Array<number>, };
 
 export type ChartRequest = { session: string, format: ChartFormat, 
 /**
@@ -470,13 +478,21 @@ text: string | null,
 /**
  * What redaction replaced (`3 secrets redacted (…)`); none when it was off.
  */
-redactions: string | null, sent: SentTraces | null, 
+redactions: string | null, 
+/**
+ * Each secret replaced: kind, where, a masked preview.
+ */
+findings: Array<Finding>, sent: SentTraces | null, 
 /**
  * One line for people.
  */
 summary: string, };
 
+export type ExportReview = { session: string, findings: Array<Finding>, total: number, summary: string, };
+
 export type SentTraces = { spans: number, traces: number, endpoint: string, };
+
+export type Finding = { kind: string, where: string, preview: string, };
 
 export type ConfigDocument = { path: string, 
 /**

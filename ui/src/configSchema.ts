@@ -123,6 +123,8 @@ export const CONFIG_SCHEMA = {
           "protocol": "http/protobuf",
           "headers": {},
           "content": false,
+          "maxContentBytes": 65536,
+          "timeoutMs": 5000,
           "serviceName": "alisio"
         }
       }
@@ -534,6 +536,8 @@ export const CONFIG_SCHEMA = {
             "protocol": "http/protobuf",
             "headers": {},
             "content": false,
+            "maxContentBytes": 65536,
+            "timeoutMs": 5000,
             "serviceName": "alisio"
           }
         }
@@ -567,6 +571,22 @@ export const CONFIG_SCHEMA = {
           "description": "Attach message content (redacted) to the spans.",
           "type": "boolean",
           "default": false
+        },
+        "maxContentBytes": {
+          "description": "The most bytes of one content attribute; longer content is cut and marked truncated.",
+          "type": "integer",
+          "format": "uint",
+          "minimum": 1024,
+          "maximum": 67108864,
+          "default": 65536
+        },
+        "timeoutMs": {
+          "description": "How long one export may take (an answer later than this is a failure, reported once).",
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 100,
+          "maximum": 120000,
+          "default": 5000
         },
         "serviceName": {
           "type": "string",

@@ -193,18 +193,22 @@ pub enum SessionsCommand {
         #[arg(long, value_enum, default_value_t = View::Stored)]
         view: View,
     },
-    /// Export a session: Markdown for people, versioned JSON (stored view + ledger), or OTLP traces
-    /// to the configured endpoint; secrets are redacted unless --no-redact
+    /// Export a session: Markdown or one self-contained HTML page for people, versioned JSON
+    /// (stored view + ledger), or OTLP traces to the configured endpoint; secrets are redacted
+    /// unless --no-redact, and what was redacted is listed (kind, where, a masked preview)
     Export {
         session: String,
         #[arg(long, value_enum)]
         format: ExportFormat,
-        /// Write here instead of stdout (markdown, json)
+        /// Write here instead of stdout (markdown, json, html)
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Keep secrets as they are
-        #[arg(long)]
+        #[arg(long, conflicts_with = "redact_extra")]
         no_redact: bool,
+        /// Redact this too: a literal string, or a regex written /…/ (repeatable)
+        #[arg(long, value_name = "PATTERN")]
+        redact_extra: Vec<String>,
     },
     /// Record uncertain tool results as "result unknown" (re-runs nothing)
     Recover {
@@ -219,6 +223,7 @@ pub enum SessionsCommand {
 pub enum ExportFormat {
     Markdown,
     Json,
+    Html,
     Otlp,
 }
 
@@ -227,6 +232,7 @@ impl From<ExportFormat> for alisio_engine::export::ExportFormat {
         match format {
             ExportFormat::Markdown => Self::Markdown,
             ExportFormat::Json => Self::Json,
+            ExportFormat::Html => Self::Html,
             ExportFormat::Otlp => Self::Otlp,
         }
     }

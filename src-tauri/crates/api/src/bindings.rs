@@ -45,7 +45,7 @@ pub fn typescript() -> String {
         crate::calls::CallRequest, crate::calls::DiffRequest, crate::calls::LedgerRowRequest, crate::calls::RequestDiff,
         crate::calls::MessageLines, crate::calls::PastRequest,
         crate::import::ImportPaths, crate::import::ImportOutcome,
-        crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::SentTraces,
+        crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
         crate::config::ConfigDocument, crate::config::RawConfig,
         crate::diff::TrimmedDiff, crate::diff::DiffLine, crate::diff::LineTag,
     );

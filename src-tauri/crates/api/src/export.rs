@@ -1,14 +1,19 @@
-//! Sharing a session: Markdown or JSON written whole (or handed back as text), OTLP
-//! traces sent to the configured endpoint, secrets redacted unless asked otherwise; and charts.
+//! Sharing a session: Markdown, JSON or a self-contained HTML page written whole (or handed back as
+//! text), or OTLP traces sent to the configured endpoint. Secrets are redacted unless asked
+//! otherwise; a review first lists what will be redacted (kind, where, a masked preview), the user
+//! may add strings or patterns and un-mark false positives, then the same redaction is written.
 
 use std::path::PathBuf;
 
 use alisio_engine::export::{self, ChartFormat, ExportFormat};
 use alisio_engine::home::write_atomically;
+use alisio_engine::redact::{Finding, Redactions, Redactor};
+use alisio_engine::store::Session;
+use alisio_engine::view::stored_view;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{blocking, ApiError, ApiResult};
 use crate::App;
 
 #[derive(Debug, Clone, Deserialize, TS)]
@@ -23,6 +28,14 @@ pub struct ExportRequest {
     #[serde(default)]
     pub as_text: bool,
     pub redact: bool,
+    /// More to redact: literal strings, or regexes written `/…/` (`--redact-extra`).
+    #[ts(optional, as = "Option<Vec<String>>")]
+    #[serde(default)]
+    pub extra: Vec<String>,
+    /// Findings of the review (their numbers) the user un-marked as false positives.
+    #[ts(optional, as = "Option<Vec<u32>>")]
+    #[serde(default)]
+    pub unmark: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, TS)]
@@ -43,6 +56,16 @@ pub struct SentTraces {
     pub endpoint: String,
 }
 
+/// What redaction will replace, before anything is written: each finding numbered by its place.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportReview {
+    pub session: String,
+    pub findings: Vec<Finding>,
+    pub total: u64,
+    pub summary: String,
+}
+
 /// What an export did.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -55,19 +78,59 @@ pub struct ExportResult {
     pub text: Option<String>,
     /// What redaction replaced (`3 secrets redacted (…)`); none when it was off.
     pub redactions: Option<String>,
+    /// Each secret replaced: kind, where, a masked preview.
+    pub findings: Vec<Finding>,
     pub sent: Option<SentTraces>,
     /// One line for people.
     pub summary: String,
 }
 
-/// Exports a session (`sessions export`, Export…).
+/// What redaction would replace in this session (Export… shows it before writing).
+pub async fn review(app: &App, request: ExportRequest) -> ApiResult<ExportReview> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    let extra = request.extra.clone();
+    let found = blocking("the review", move || findings(&store, &session, &extra, &[])).await?;
+    Ok(ExportReview {
+        session: request.session,
+        total: found.total(),
+        summary: found.summary(),
+        findings: found.findings,
+    })
+}
+
+/// Everything the catalog and `extra` find in the session, `keep` left alone.
+fn findings(
+    store: &alisio_engine::store::Store,
+    session: &Session,
+    extra: &[String],
+    keep: &[String],
+) -> ApiResult<Redactions> {
+    let redactor = Redactor::new(extra, keep)?;
+    let mut view = stored_view(store, session)?;
+    Ok(export::redact_view(&mut view, &redactor))
+}
+
+/// Exports a session (`sessions export`, Export…). A redaction that cannot run writes nothing.
 pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportResult> {
     let session = app.session(&request.session)?;
     let store = app.store()?;
+    let redactor = match request.redact {
+        false => None,
+        true => {
+            let unmark: Vec<usize> = request.unmark.iter().map(|&n| n as usize).collect();
+            let keep = match unmark.is_empty() {
+                true => Vec::new(),
+                false => findings(&store, &session, &request.extra, &[])?.texts_of(&unmark),
+            };
+            Some(Redactor::new(&request.extra, &keep)?)
+        }
+    };
+    let id = session.id.to_string();
     let Some(ext) = request.format.extension() else {
         let config = app.config().telemetry.otlp.clone();
-        let report = alisio_engine::telemetry::export_session(&config, &store, &session.id, request.redact).await?;
-        let redactions = request.redact.then(|| report.redactions.summary());
+        let report = alisio_engine::telemetry::export_session(&config, &store, &id, redactor.as_ref()).await?;
+        let redactions = redactor.is_some().then(|| report.redactions.summary());
         let summary = format!(
             "Sent {} spans in {} traces to {}{}",
             report.spans,
@@ -76,31 +139,35 @@ pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportResul
             redactions.as_ref().map(|r| format!("; {r}")).unwrap_or_default()
         );
         let sent = SentTraces { spans: report.spans, traces: report.traces, endpoint: report.endpoint };
+        let findings = report.redactions.findings;
         return Ok(ExportResult {
-            session: session.id.to_string(),
+            session: id,
             path: None,
             text: None,
             redactions,
+            findings,
             sent: Some(sent),
             summary,
         });
     };
-    let exported = export::document(&store, &session, request.format, request.redact)?;
-    let redactions = exported.redactions.as_ref().map(|found| found.summary());
+    let exported = export::document(&store, &session, request.format, redactor.as_ref())?;
+    let redactions = exported.redactions.as_ref().map(Redactions::summary);
+    let findings = exported.redactions.map(|r| r.findings).unwrap_or_default();
     if request.as_text {
         let summary = redactions.clone().unwrap_or_else(|| "not redacted".into());
         return Ok(ExportResult {
-            session: session.id.to_string(),
+            session: id,
             path: None,
             text: Some(exported.text),
             redactions,
+            findings,
             sent: None,
             summary,
         });
     }
     let path = match request.path.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
         Some(p) => PathBuf::from(p),
-        None => app.home().join("exports").join(format!("{}.{ext}", session.id)),
+        None => app.home().join("exports").join(format!("{id}.{ext}")),
     };
     write_atomically(&path, exported.text.as_bytes())?;
     let summary = match &redactions {
@@ -108,10 +175,11 @@ pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportResul
         None => format!("Wrote {} (not redacted)", path.display()),
     };
     Ok(ExportResult {
-        session: session.id.to_string(),
+        session: id,
         path: Some(path.display().to_string()),
         text: None,
         redactions,
+        findings,
         sent: None,
         summary,
     })

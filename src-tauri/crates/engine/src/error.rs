@@ -53,6 +53,10 @@ pub enum Error {
     #[error("{0}")]
     Unreadable(String),
 
+    /// Redaction could not run, so nothing was shared (exit code 1).
+    #[error("redaction cannot run ({0}); nothing was written or sent")]
+    Redaction(String),
+
     #[error("{0}")]
     StepLimit(String),
 

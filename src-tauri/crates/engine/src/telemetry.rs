@@ -25,15 +25,16 @@ use crate::calls;
 use crate::config::OtlpConfig;
 use crate::error::{Error, Result};
 use crate::lock;
-use crate::redact::{redact, redact_json, Redactions};
+use crate::redact::{Redactions, Redactor};
 use crate::store::compactions::{CompactionRecord, RecordDetail};
 use crate::store::{ModelCallRecord, Store};
 use crate::transcript::estimate_tokens;
 
 /// Spans waiting for export at most; past this they are dropped (and counted by the SDK).
 const QUEUE: usize = 4096;
-/// How long one export may take.
-const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
+/// A past session's spans are handed over in slices of this many, each sent before the next is
+/// queued: backpressure, so no span is dropped however long the session.
+const SLICE: usize = QUEUE / 2;
 
 /// One span to export, with its children.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +57,8 @@ impl SpanRecord {
 /// The OTLP pipeline of one process (absent without an endpoint).
 pub struct Telemetry {
     pipeline: Option<Pipeline>,
-    content: bool,
+    /// With `content`: the most bytes of one content attribute.
+    content: Option<usize>,
 }
 
 struct Pipeline {
@@ -67,6 +69,8 @@ struct Pipeline {
 #[derive(Debug, Default)]
 struct ExportState {
     endpoint: String,
+    /// How long one export may take before it counts as failed.
+    timeout: Duration,
     failed: AtomicBool,
     unreported: Mutex<Option<String>>,
     sent: AtomicU64,
@@ -84,7 +88,7 @@ pub struct ExportReport {
 
 impl Telemetry {
     pub fn off() -> Self {
-        Self { pipeline: None, content: false }
+        Self { pipeline: None, content: None }
     }
 
     /// The pipeline for `config` (off without an endpoint). Header values `env:NAME` are read now.
@@ -97,10 +101,14 @@ impl Telemetry {
             .with_protocol(Protocol::HttpBinary)
             .with_endpoint(endpoint.clone())
             .with_headers(headers)
-            .with_timeout(EXPORT_TIMEOUT)
+            .with_timeout(Duration::from_millis(config.timeout_ms))
             .build()
             .map_err(|e| Error::Config(format!("telemetry.otlp: cannot set up the exporter: {e}")))?;
-        let state = Arc::new(ExportState { endpoint: endpoint.clone(), ..ExportState::default() });
+        let state = Arc::new(ExportState {
+            endpoint: endpoint.clone(),
+            timeout: Duration::from_millis(config.timeout_ms),
+            ..ExportState::default()
+        });
         let processor = BatchSpanProcessor::builder(Reporting { inner: exporter, state: state.clone() })
             .with_batch_config(
                 BatchConfigBuilder::default()
@@ -113,7 +121,7 @@ impl Telemetry {
             .with_span_processor(processor)
             .with_resource(Resource::builder().with_service_name(config.service_name.clone()).build())
             .build();
-        Ok(Self { pipeline: Some(Pipeline { provider, state }), content: config.content })
+        Ok(Self { pipeline: Some(Pipeline { provider, state }), content: content_cap(config) })
     }
 
     pub fn enabled(&self) -> bool {
@@ -125,7 +133,7 @@ impl Telemetry {
         if !self.enabled() {
             return;
         }
-        match session_traces(store, session, Some(from_seq), self.content, true) {
+        match live_redactor().and_then(|r| session_traces(store, session, Some(from_seq), self.content, r.as_ref())) {
             Ok((traces, _)) => self.emit(&traces),
             Err(err) => tracing::warn!("telemetry: cannot read the turn's records: {err}"),
         }
@@ -154,7 +162,9 @@ impl Telemetry {
     /// Sends what is queued now (blocking, bounded by the export timeout); call off async threads.
     pub fn flush(&self) {
         if let Some(pipeline) = &self.pipeline {
-            let _ = pipeline.provider.force_flush();
+            if let Err(err) = pipeline.provider.force_flush() {
+                pipeline.state.failed(&format!("the export did not finish: {err}"), 0);
+            }
         }
     }
 
@@ -163,6 +173,11 @@ impl Telemetry {
         let pipeline = self.pipeline.as_ref()?;
         let error = lock(&pipeline.state.unreported).take()?;
         Some((pipeline.state.endpoint.clone(), error))
+    }
+
+    /// Whether an export has failed.
+    pub fn failed(&self) -> bool {
+        self.pipeline.as_ref().is_some_and(|p| p.state.failed.load(Ordering::Relaxed))
     }
 
     /// Spans sent and dropped so far.
@@ -195,20 +210,32 @@ pub async fn export_session(
     config: &OtlpConfig,
     store: &Store,
     session: &str,
-    redacting: bool,
+    redactor: Option<&Redactor>,
 ) -> Result<ExportReport> {
     let Some(endpoint) = config.endpoint.clone() else {
         return Err(Error::Config(
             "telemetry.otlp.endpoint is not set: say where to send the traces (for example \"http://127.0.0.1:4318/v1/traces\")".into(),
         ));
     };
-    let (traces, redactions) = session_traces(store, session, None, config.content, redacting)?;
+    let (traces, redactions) = session_traces(store, session, None, content_cap(config), redactor)?;
     let spans = traces.iter().map(SpanRecord::count).sum();
     let config = config.clone();
     let count = traces.len();
     let (sent, failure) = tokio::task::spawn_blocking(move || -> Result<(u64, Option<String>)> {
         let telemetry = Telemetry::new(&config)?;
-        telemetry.emit(&traces);
+        // In slices, each sent before the next is queued, so the bounded queue never overflows.
+        let mut queued = 0;
+        for trace in &traces {
+            telemetry.emit(std::slice::from_ref(trace));
+            queued += trace.count();
+            if queued >= SLICE {
+                telemetry.flush();
+                queued = 0;
+                if telemetry.failed() {
+                    break;
+                }
+            }
+        }
         telemetry.flush();
         let failure = telemetry.take_failure().map(|(_, e)| e);
         let (sent, _) = telemetry.counts();
@@ -233,25 +260,36 @@ struct Reporting {
     state: Arc<ExportState>,
 }
 
+impl ExportState {
+    /// Counts `n` spans as dropped and keeps the first failure, to be reported once.
+    fn failed(&self, error: &str, n: u64) {
+        self.dropped.fetch_add(n, Ordering::Relaxed);
+        if !self.failed.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "telemetry: the collector at {} did not take {n} spans ({error}); later failures are not logged",
+                self.endpoint
+            );
+            *lock(&self.unreported) = Some(error.to_string());
+        }
+    }
+}
+
 impl SpanExporter for Reporting {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
         let n = batch.len() as u64;
+        let started = std::time::Instant::now();
         let result = self.inner.export(batch).await;
         match &result {
+            // A collector that answers only after the timeout has not taken them in time: the
+            // batch is reported as failed even if the client let the late answer through.
+            Ok(()) if started.elapsed() > self.state.timeout + Duration::from_millis(500) => self.state.failed(
+                &format!("it answered after {:.1} s (telemetry.otlp.timeoutMs)", started.elapsed().as_secs_f64()),
+                n,
+            ),
             Ok(()) => {
                 self.state.sent.fetch_add(n, Ordering::Relaxed);
             }
-            Err(err) => {
-                self.state.dropped.fetch_add(n, Ordering::Relaxed);
-                if !self.state.failed.swap(true, Ordering::Relaxed) {
-                    let error = err.to_string();
-                    tracing::warn!(
-                        "telemetry: the collector at {} did not take {n} spans ({error}); later failures are not logged",
-                        self.state.endpoint
-                    );
-                    *lock(&self.state.unreported) = Some(error);
-                }
-            }
+            Err(err) => self.state.failed(&err.to_string(), n),
         }
         result
     }
@@ -293,8 +331,8 @@ pub fn session_traces(
     store: &Store,
     session: &str,
     from_seq: Option<i64>,
-    content: bool,
-    redacting: bool,
+    content: Option<usize>,
+    redactor: Option<&Redactor>,
 ) -> Result<(Vec<SpanRecord>, Redactions)> {
     // Only what the spans need: message times (not contents), the ledger, the journal, the records.
     let id = store.resolve_session(session)?.id;
@@ -316,7 +354,7 @@ pub fn session_traces(
         let within = |t: SystemTime| t >= start && until.is_none_or(|u| t < u);
         let mut children = Vec::new();
         for call in model_calls.iter().filter(|c| time(&c.started_at).is_some_and(within)) {
-            children.push(chat_span(store, &id, call, content, redacting, &mut found)?);
+            children.push(chat_span(store, &id, call, content, redactor, &mut found)?);
         }
         for entry in journal.iter().filter(|e| time(&e.requested_at).is_some_and(within)) {
             let begin = entry
@@ -401,7 +439,13 @@ fn compaction_span(r: &CompactionRecord, model_calls: &[ModelCallRecord], sessio
 
 /// The compactions of `session` recorded at or after `since` (run outside a turn: `alisio compact`,
 /// Compact… in the window), each its own trace with its summarizer's call as a child.
-pub fn compaction_traces(store: &Store, session: &str, since: SystemTime, content: bool) -> Result<Vec<SpanRecord>> {
+pub fn compaction_traces(
+    store: &Store,
+    session: &str,
+    since: SystemTime,
+    content: Option<usize>,
+) -> Result<Vec<SpanRecord>> {
+    let redactor = live_redactor()?;
     let id = store.resolve_session(session)?.id;
     let model_calls = store.model_calls(&id)?;
     let mut found = Redactions::default();
@@ -409,7 +453,7 @@ pub fn compaction_traces(store: &Store, session: &str, since: SystemTime, conten
     for record in store.compactions(&id)?.iter().filter(|r| time(&r.created_at).is_some_and(|t| t >= since)) {
         let mut span = compaction_span(record, &model_calls, &id);
         if let Some(call) = checkpoint_facts(record).0.and_then(|cid| model_calls.iter().find(|m| m.id == cid)) {
-            let chat = chat_span(store, &id, call, content, true, &mut found)?;
+            let chat = chat_span(store, &id, call, content, redactor.as_ref(), &mut found)?;
             span.end = span.end.max(chat.end);
             span.children.push(chat);
         }
@@ -422,8 +466,8 @@ fn chat_span(
     store: &Store,
     session: &str,
     call: &ModelCallRecord,
-    content: bool,
-    redacting: bool,
+    content: Option<usize>,
+    redactor: Option<&Redactor>,
     found: &mut Redactions,
 ) -> Result<SpanRecord> {
     let start = time(&call.started_at).unwrap_or(SystemTime::UNIX_EPOCH);
@@ -454,24 +498,37 @@ fn chat_span(
     if let Some(profile) = call.params.get("profile").and_then(Value::as_str) {
         attributes.push(KeyValue::new("alisio.profile", profile.to_string()));
     }
-    if content {
+    if let Some(cap) = content {
         let (mut body, mut response) = calls::request_body(store, session, call)?;
         let key = if body.get("input").is_some() { "input" } else { "messages" };
         let mut input = body.get_mut(key).map(Value::take).unwrap_or(Value::Null);
-        if redacting {
-            redact_json(&mut input, found);
-            if let Some(r) = response.as_mut() {
-                redact_json(r, found);
+        if let Some(r) = redactor {
+            let at = format!("model call {} content", call.id);
+            r.json(&mut input, &at, found);
+            if let Some(answer) = response.as_mut() {
+                r.json(answer, &at, found);
             }
         }
-        attributes.push(KeyValue::new("gen_ai.input.messages", input.to_string()));
+        let mut truncated = false;
+        let mut attach = |key: &'static str, text: String| {
+            let (text, cut) = cap_content(text, cap);
+            truncated |= cut;
+            attributes.push(KeyValue::new(key, text));
+        };
+        attach("gen_ai.input.messages", input.to_string());
         if let Some(r) = response {
             let output =
                 serde_json::json!([{"role": "assistant", "content": r.get("text"), "tool_calls": r.get("toolCalls")}]);
-            attributes.push(KeyValue::new("gen_ai.output.messages", output.to_string()));
+            attach("gen_ai.output.messages", output.to_string());
+        }
+        if truncated {
+            attributes.push(KeyValue::new("alisio.content.truncated", true));
         }
     }
-    let error = call.error.clone().map(|e| if redacting { redact(&e).0 } else { e });
+    let error = call.error.clone().map(|e| match redactor {
+        Some(r) => r.text(&e, &format!("model call {} error", call.id), found),
+        None => e,
+    });
     Ok(SpanRecord {
         name: format!("chat {}", call.model),
         kind: SpanKind::Client,
@@ -490,6 +547,29 @@ fn provider_name(call: &ModelCallRecord) -> String {
         Some(source) => source.to_string(),
         None => "openai".into(),
     }
+}
+
+/// The content cap of `config`: `None` when content is not attached.
+fn content_cap(config: &OtlpConfig) -> Option<usize> {
+    config.content.then_some(config.max_content_bytes)
+}
+
+/// Spans of live turns always carry redacted content; a catalog that cannot run attaches none.
+fn live_redactor() -> Result<Option<Redactor>> {
+    Redactor::catalog().map(Some)
+}
+
+/// `text` cut to at most `cap` bytes (on a character boundary) with the cut said at its end.
+fn cap_content(text: String, cap: usize) -> (String, bool) {
+    if text.len() <= cap {
+        return (text, false);
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let total = text.len();
+    (format!("{}… [truncated: {total} bytes in full]", &text[..end]), true)
 }
 
 fn time(text: &str) -> Option<SystemTime> {

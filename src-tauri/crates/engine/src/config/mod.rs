@@ -59,6 +59,12 @@ pub struct OtlpConfig {
     pub headers: BTreeMap<String, String>,
     /// Attach message content (redacted) to the spans.
     pub content: bool,
+    /// The most bytes of one content attribute; longer content is cut and marked truncated.
+    #[schemars(range(min = 1024, max = 67_108_864))]
+    pub max_content_bytes: usize,
+    /// How long one export may take (an answer later than this is a failure, reported once).
+    #[schemars(range(min = 100, max = 120_000))]
+    pub timeout_ms: u64,
     pub service_name: String,
 }
 
@@ -69,6 +75,8 @@ impl Default for OtlpConfig {
             protocol: "http/protobuf".into(),
             headers: Default::default(),
             content: false,
+            max_content_bytes: 64 * 1024,
+            timeout_ms: 5000,
             service_name: "alisio".into(),
         }
     }

@@ -1,109 +1,18 @@
-//! `alisio sessions export`: a session for people (Markdown) or for programs (versioned JSON:
-//! the stored view plus the ledger), with secrets redacted unless asked otherwise. OTLP export
-//! lives in `telemetry`.
+//! A session as Markdown, for people: the turns, each tool call with its result (long outputs keep
+//! their head and tail and say their full size), each compaction as a section. Rendered from a
+//! view that was already redacted, so nothing is shortened before it is redacted.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::error::Result;
-use crate::fidelity::CHECKPOINT_SECTIONS as SECTIONS;
-use crate::redact::{redact, redact_json, Redactions};
-use crate::store::{Session, Store};
+use super::{LONG_OUTPUT_CHARS, SECTIONS};
 use crate::transcript::Role;
-use crate::view::{stored_view, CompactionView, StoredMessage, StoredView};
-
-/// Tool outputs longer than this are shortened in Markdown (head and tail kept, size noted).
-pub const LONG_OUTPUT_CHARS: usize = 4000;
-/// The JSON export's format version.
-pub const JSON_VERSION: u64 = 1;
-
-/// What a session is exported as (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-pub enum ExportFormat {
-    /// The transcript for people.
-    Markdown,
-    /// `{"v": 1, "session", "messages", "compactions", "modelCalls"}`.
-    Json,
-    /// Traces sent to the configured OTLP endpoint.
-    Otlp,
-}
-
-impl ExportFormat {
-    /// The file extension of a written export; OTLP writes no file.
-    pub fn extension(self) -> Option<&'static str> {
-        match self {
-            ExportFormat::Markdown => Some("md"),
-            ExportFormat::Json => Some("json"),
-            ExportFormat::Otlp => None,
-        }
-    }
-}
-
-/// What a chart of a session is saved as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-pub enum ChartFormat {
-    /// SVG text.
-    Svg,
-    /// PNG bytes, sent as base64.
-    Png,
-}
-
-/// The document of a session in `format` (Markdown or JSON; OTLP is sent by `telemetry`).
-pub fn document(store: &Store, session: &Session, format: ExportFormat, redacting: bool) -> Result<Exported> {
-    match format {
-        ExportFormat::Markdown => markdown_export(store, session, redacting),
-        ExportFormat::Json => json_export(store, session, redacting),
-        ExportFormat::Otlp => {
-            Err(crate::Error::Usage("an OTLP export is sent to the trace store, not written as a document".into()))
-        }
-    }
-}
-
-/// An export: the text to write and what redaction replaced (`None`: redaction was off).
-pub struct Exported {
-    pub text: String,
-    pub redactions: Option<Redactions>,
-}
-
-/// `{"v": 1, "session", "messages", "compactions", "modelCalls"}`.
-pub fn json_export(store: &Store, session: &Session, redacting: bool) -> Result<Exported> {
-    let view = stored_view(store, session)?;
-    let mut value = json!({
-        "v": JSON_VERSION,
-        "session": view.session,
-        "messages": view.messages,
-        "compactions": view.compactions,
-        "modelCalls": view.model_calls,
-    });
-    let redactions = redacting.then(|| {
-        let mut found = Redactions::default();
-        redact_json(&mut value, &mut found);
-        found
-    });
-    Ok(Exported { text: serde_json::to_string_pretty(&value)? + "\n", redactions })
-}
+use crate::view::{CompactionView, StoredMessage, StoredView};
 
 /// The transcript for people: turns, tool calls with their results, each compaction as a section.
-pub fn markdown_export(store: &Store, session: &Session, redacting: bool) -> Result<Exported> {
-    let view = stored_view(store, session)?;
-    let text = markdown(&view);
-    if !redacting {
-        return Ok(Exported { text, redactions: None });
-    }
-    let (text, found) = redact(&text);
-    Ok(Exported { text, redactions: Some(found) })
-}
-
-fn markdown(view: &StoredView) -> String {
+pub fn markdown(view: &StoredView) -> String {
     let s = &view.session;
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", one_line(&s.title));
@@ -233,7 +142,7 @@ pub fn shorten(text: &str, limit: usize) -> String {
     format!("{head}\n[… shortened: {total} characters in full, {} not shown …]\n{tail}", total - limit / 2 - limit / 4)
 }
 
-fn pretty_arguments(arguments: &str) -> String {
+pub(super) fn pretty_arguments(arguments: &str) -> String {
     serde_json::from_str::<Value>(arguments)
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
@@ -251,7 +160,7 @@ fn quote(text: &str) -> String {
     text.trim_end().lines().map(|l| format!("> {l}")).collect::<Vec<_>>().join("\n")
 }
 
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
