@@ -257,6 +257,28 @@ test("export: the shown session written as JSON with secrets redacted", async ()
   await driver.click(await driver.waitFor("[data-testid=export-dialog] [aria-label=Close]"));
 });
 
+test("export review: what will be redacted is listed, an added pattern is redacted in the written page", async () => {
+  const target = path.join(home, "exported", "demo.html");
+  await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo" }));
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]");
+  await driver.click(await driver.waitFor("[data-testid=export-button]"));
+  await driver.waitFor("[data-testid=export-review-summary]", { text: "redacted" });
+  await driver.execute("const s = document.querySelector('[data-testid=export-format]'); s.value = 'html'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  await driver.type(await driver.waitFor("[data-testid=export-path]"), target);
+  await driver.type(await driver.waitFor("[data-testid=export-extra]"), "ParseError");
+  await driver.click(await driver.waitFor("[data-testid=export-extra-add]"));
+  await driver.waitFor("[data-testid=export-extra-chip]", { text: "ParseError" });
+  await driver.waitFor("[data-testid=export-finding]", { text: "extra in" });
+  await shot("export-review");
+  await driver.click(await driver.waitFor("[data-testid=export-run]"));
+  await driver.waitFor("[data-testid=export-result]", { text: `Wrote ${target}; ` });
+  const page = fs.readFileSync(target, "utf8");
+  assert.ok(page.startsWith("<!doctype html>"), "a self-contained page");
+  assert.ok(!page.includes("ParseError"), "the added pattern is redacted");
+  assert.ok(page.includes("[REDACTED:extra]"));
+  await driver.click(await driver.waitFor("[data-testid=export-dialog] [aria-label=Close]"));
+});
+
 test("settings: a server found on a usual port becomes a profile, tested, and a bad value is refused", async () => {
   // LM Studio's usual port; the finder asks it for /v1/models like the real server answers.
   const local = await startScriptedServer(["unused"], 1234);

@@ -149,3 +149,65 @@ fn strings(value: &Value) -> Vec<String> {
         _ => Vec::new(),
     }
 }
+
+/// A long past session reaches a healthy collector whole: 100,000 tool spans, none dropped (the
+/// queue holds 4,096).
+#[tokio::test]
+async fn a_hundred_thousand_spans_all_reach_the_collector() {
+    use alisio_engine::store::{journal, sessions::append_message, Store};
+    use alisio_engine::transcript::{NewMessage, ToolCall};
+    let receiver = OtlpReceiver::start(Vec::new()).await;
+    let h = Harness::with_config(vec![], json!({"telemetry": {"otlp": {"endpoint": receiver.endpoint}}})).await;
+    let store = Store::open(&h.db_path()).unwrap();
+    let session = store.create_session(&h.ws().display().to_string(), "a long run").unwrap();
+    const CALLS: usize = 100_000;
+    store
+        .write(|tx| {
+            append_message(tx, &session.id, &NewMessage::user("run everything"))?;
+            let calls: Vec<ToolCall> = (0..CALLS)
+                .map(|i| ToolCall { id: format!("c{i}"), name: "list_dir".into(), arguments: "{}".into() })
+                .collect();
+            let seq = append_message(tx, &session.id, &NewMessage::assistant("", calls.clone(), None))?;
+            journal::record_requested(tx, &session.id, seq, &calls)?;
+            Ok(())
+        })
+        .unwrap();
+    drop(store);
+    let export = h.alisio(&["sessions", "export", &session.id, "--format", "otlp"]).await;
+    export.assert_ok();
+    assert!(export.stdout.contains(&format!("sent {} spans in 1 traces", CALLS + 1)), "{}", export.stdout);
+    let spans = receiver.spans();
+    assert_eq!(spans.len(), CALLS + 1, "every span arrived");
+    assert_eq!(spans.iter().filter(|s| s.name == "execute_tool list_dir").count(), CALLS);
+}
+
+/// Content is capped (and says so); a collector that answers after the export timeout is a
+/// failure reported once, as an event.
+#[tokio::test]
+async fn content_is_capped_and_a_late_collector_is_reported() {
+    let receiver = OtlpReceiver::start(Vec::new()).await;
+    let big = "x".repeat(60_000);
+    let h = Harness::with_config(
+        vec![Reply::Answer(Answer::text("read it"))],
+        json!({"plugins": [], "telemetry": {"otlp": {"endpoint": receiver.endpoint, "content": true, "maxContentBytes": 4096}}}),
+    )
+    .await;
+    let run = h.run(&[], &format!("a long prompt {big}")).await;
+    run.assert_ok();
+    let spans = receiver.wait_for_spans(2).await;
+    let chat = spans.iter().find(|s| s.name.starts_with("chat ")).unwrap();
+    let input = chat.attributes["gen_ai.input.messages"].as_str().unwrap();
+    assert!(input.len() < 4200 && input.ends_with("bytes in full]"), "{} bytes: …{}", input.len(), &input[input.len().saturating_sub(60)..]);
+    assert_eq!(chat.attributes["alisio.content.truncated"], true);
+
+    let slow = OtlpReceiver::start_with_delay(Vec::new(), std::time::Duration::from_millis(2500)).await;
+    let h = Harness::with_config(
+        vec![Reply::Answer(Answer::text("fine"))],
+        json!({"plugins": [], "telemetry": {"otlp": {"endpoint": slow.endpoint, "timeoutMs": 500}}}),
+    )
+    .await;
+    let run = h.run(&[], "hello").await;
+    run.assert_ok();
+    let failed: Vec<Value> = run.events().into_iter().filter(|e| e["type"] == "telemetry_failed").collect();
+    assert_eq!(failed.len(), 1, "{:?}", run.event_types());
+}

@@ -1,8 +1,8 @@
 // The window's dialogs: compact with a focus, a proposed checkpoint to edit, import (settings: settings.tsx).
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api } from "./api";
 import { errorMessage } from "./events";
-import type { ExportResult, Fidelity, ImportOutcome, Missing } from "./bindings";
+import type { ExportFormat, ExportResult, ExportReview, Fidelity, ImportOutcome, Missing } from "./bindings";
 import { addToCheckpoint } from "./logic";
 import { Dialog, FidelityReport } from "./components";
 
@@ -133,33 +133,78 @@ export function ImportDialog(props: { initial?: string; onClose: () => void; onI
 }
 
 /**
- * Export… (Ctrl+E): the session as Markdown (for people) or JSON (for programs) written to a file,
- * or sent as OTLP traces to the configured endpoint; secrets are redacted unless unticked.
+ * Export… (Ctrl+E): the session as Markdown, one self-contained HTML page, or JSON written to a
+ * file, or sent as OTLP traces. Before anything is written the review lists what will be redacted
+ * (kind, where, a masked preview): a finding can be un-marked as a false positive, and more can be
+ * added (a literal string, or a regex written /…/); the export then writes exactly that.
  */
 export function ExportDialog(props: { session: string; title: string; onClose: () => void }) {
-  const [format, setFormat] = useState<"markdown" | "json" | "otlp">("markdown");
+  const [format, setFormat] = useState<ExportFormat>("markdown");
   const [redact, setRedact] = useState(true);
   const [path, setPath] = useState("");
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ExportResult | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [extra, setExtra] = useState<string[]>([]);
+  const [adding, setAdding] = useState("");
+  const [review, setReview] = useState<ExportReview | null>(null);
+  const [unmarked, setUnmarked] = useState<Set<number>>(new Set());
+  useEffect(() => {
+    if (!redact) return;
+    let current = true;
+    api
+      .exportReview({ session: props.session, format, path: null, redact: true, extra })
+      .then((r) => {
+        if (!current) return;
+        setReview(r);
+        setUnmarked(new Set());
+      })
+      .catch((e) => current && setError(errorMessage(e)));
+    return () => {
+      current = false;
+    };
+  }, [props.session, extra, redact]);
+  const add = () => {
+    const pattern = adding.trim();
+    if (!pattern || extra.includes(pattern)) return;
+    setExtra([...extra, pattern]);
+    setAdding("");
+  };
+  const toggle = (n: number) =>
+    setUnmarked((u) => {
+      const next = new Set(u);
+      if (next.has(n)) next.delete(n);
+      else next.add(n);
+      return next;
+    });
   const run = async () => {
     setBusy(true);
     setError(null);
     try {
-      setResult(await api.exportSession({ session: props.session, format, path: format === "otlp" ? null : path.trim() || null, redact }));
+      setResult(
+        await api.exportSession({
+          session: props.session,
+          format,
+          path: format === "otlp" ? null : path.trim() || null,
+          redact,
+          extra: redact ? extra : [],
+          unmark: redact ? [...unmarked] : [],
+        }),
+      );
     } catch (e) {
       setError(errorMessage(e));
     } finally {
       setBusy(false);
     }
   };
+  const extension = format === "json" ? "json" : format === "html" ? "html" : "md";
   return (
     <Dialog title={`Export “${props.title}”`} onClose={props.onClose} testId="export-dialog">
       <label>
         Format
-        <select value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as typeof format)} data-testid="export-format">
+        <select value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as ExportFormat)} data-testid="export-format">
           <option value="markdown">Markdown — a readable transcript</option>
+          <option value="html">HTML — one self-contained page, readable offline</option>
           <option value="json">JSON — stored view, compactions and ledger (v1)</option>
           <option value="otlp">OTLP traces — to telemetry.otlp.endpoint</option>
         </select>
@@ -167,13 +212,52 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
       {format !== "otlp" && (
         <label>
           Save as
-          <input value={path} onInput={(e) => setPath((e.target as HTMLInputElement).value)} placeholder={`exports/${props.session}.${format === "json" ? "json" : "md"} in Alisio's data folder`} data-testid="export-path" />
+          <input value={path} onInput={(e) => setPath((e.target as HTMLInputElement).value)} placeholder={`exports/${props.session}.${extension} in Alisio's data folder`} data-testid="export-path" />
         </label>
       )}
       <label class="check">
         <input type="checkbox" checked={redact} onChange={(e) => setRedact((e.target as HTMLInputElement).checked)} data-testid="export-redact" />
         Redact secrets (API keys, tokens, private keys, passwords) as [REDACTED:kind]
       </label>
+      {redact && (
+        <div class="review" data-testid="export-review">
+          <div class="row">
+            <input
+              value={adding}
+              onInput={(e) => setAdding((e.target as HTMLInputElement).value)}
+              onKeyDown={(e) => e.key === "Enter" && add()}
+              placeholder="also redact: a word, or /a regex/"
+              data-testid="export-extra"
+            />
+            <button class="secondary" onClick={add} disabled={!adding.trim()} data-testid="export-extra-add">
+              Add
+            </button>
+          </div>
+          {extra.map((p) => (
+            <span class="chip" data-testid="export-extra-chip">
+              {p}{" "}
+              <button class="link" aria-label={`Stop redacting ${p}`} onClick={() => setExtra(extra.filter((x) => x !== p))}>
+                ×
+              </button>
+            </span>
+          ))}
+          <div class="small muted" data-testid="export-review-summary">
+            {review === null ? "Looking for secrets…" : `${review.summary}${unmarked.size ? `; ${unmarked.size} un-marked` : ""}`}
+          </div>
+          {review && review.findings.length > 0 && (
+            <ul class="findings">
+              {review.findings.slice(0, 500).map((f, n) => (
+                <li data-testid="export-finding">
+                  <label class="check">
+                    <input type="checkbox" checked={!unmarked.has(n)} onChange={() => toggle(n)} />
+                    <code>{f.kind}</code> in {f.where}: <code>{f.preview}</code>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
       {error && <div class="error" data-testid="export-error">{error}</div>}
       {result && <div class="notice" data-testid="export-result">{result.summary}</div>}
       <div class="row">
@@ -184,4 +268,3 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
     </Dialog>
   );
 }
-

@@ -43,6 +43,11 @@ pub struct OtlpReceiver {
 
 impl OtlpReceiver {
     pub async fn start(statuses: Vec<u16>) -> Self {
+        Self::start_with_delay(statuses, std::time::Duration::ZERO).await
+    }
+
+    /// A receiver that answers each request only after `delay` (a collector that is slow).
+    pub async fn start_with_delay(statuses: Vec<u16>, delay: std::time::Duration) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let requests: Arc<Mutex<Vec<OtlpRequest>>> = Arc::default();
@@ -58,6 +63,7 @@ impl OtlpReceiver {
                     while let Some((path, headers, body)) = read_request(&mut socket).await {
                         let status = statuses.lock().unwrap().pop_front().unwrap_or(200);
                         kept.lock().unwrap().push(OtlpRequest { path, headers, body, status });
+                        tokio::time::sleep(delay).await;
                         let reason = if status == 200 { "OK" } else { "Internal Server Error" };
                         let head = format!(
                             "HTTP/1.1 {status} {reason}\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n"

@@ -155,7 +155,28 @@ impl Telemetry {
         let Some(pipeline) = &self.pipeline else { return };
         let tracer = pipeline.provider.tracer("alisio");
         for root in traces {
-            emit_span(&tracer, root, &Context::new());
+            emit_span_counted(&tracer, root, &Context::new(), &mut |_| true);
+        }
+    }
+
+    /// Hands spans over `slice` at a time, sending each slice before queuing more (blocking; off
+    /// async threads): backpressure for a past session of any length. Stops at a failure.
+    pub fn emit_in_slices(&self, traces: &[SpanRecord], slice: usize) {
+        let Some(pipeline) = &self.pipeline else { return };
+        let tracer = pipeline.provider.tracer("alisio");
+        let mut queued = 0;
+        let mut sent = |count: usize| -> bool {
+            queued += count;
+            if queued >= slice {
+                queued = 0;
+                self.flush();
+            }
+            !self.failed()
+        };
+        for root in traces {
+            if !emit_span_counted(&tracer, root, &Context::new(), &mut sent) {
+                break;
+            }
         }
     }
 
@@ -224,18 +245,7 @@ pub async fn export_session(
     let (sent, failure) = tokio::task::spawn_blocking(move || -> Result<(u64, Option<String>)> {
         let telemetry = Telemetry::new(&config)?;
         // In slices, each sent before the next is queued, so the bounded queue never overflows.
-        let mut queued = 0;
-        for trace in &traces {
-            telemetry.emit(std::slice::from_ref(trace));
-            queued += trace.count();
-            if queued >= SLICE {
-                telemetry.flush();
-                queued = 0;
-                if telemetry.failed() {
-                    break;
-                }
-            }
-        }
+        telemetry.emit_in_slices(&traces, SLICE);
         telemetry.flush();
         let failure = telemetry.take_failure().map(|(_, e)| e);
         let (sent, _) = telemetry.counts();
@@ -307,7 +317,14 @@ impl SpanExporter for Reporting {
     }
 }
 
-fn emit_span(tracer: &opentelemetry_sdk::trace::SdkTracer, record: &SpanRecord, parent: &Context) {
+/// Starts and ends `record` and its children as spans, calling `ended(1)` after each ends; stops
+/// when it returns false.
+fn emit_span_counted(
+    tracer: &opentelemetry_sdk::trace::SdkTracer,
+    record: &SpanRecord,
+    parent: &Context,
+    ended: &mut dyn FnMut(usize) -> bool,
+) -> bool {
     let mut span = tracer
         .span_builder(record.name.clone())
         .with_kind(record.kind.clone())
@@ -318,11 +335,16 @@ fn emit_span(tracer: &opentelemetry_sdk::trace::SdkTracer, record: &SpanRecord, 
         span.set_status(Status::error(error.clone()));
     }
     let cx = parent.with_span(span);
+    let mut going = true;
     for child in &record.children {
-        emit_span(tracer, child, &cx);
+        if going {
+            going = emit_span_counted(tracer, child, &cx, ended);
+        }
     }
     cx.span().end_with_timestamp(record.end);
+    ended(1) && going
 }
+
 
 /// The traces of a session (or of the turn starting at user message `from_seq`): one root
 /// `invoke_agent alisio` per turn. With `content`, the messages sent and received are attached
