@@ -197,7 +197,12 @@ async fn content_is_capped_and_a_late_collector_is_reported() {
     let spans = receiver.wait_for_spans(2).await;
     let chat = spans.iter().find(|s| s.name.starts_with("chat ")).unwrap();
     let input = chat.attributes["gen_ai.input.messages"].as_str().unwrap();
-    assert!(input.len() < 4200 && input.ends_with("bytes in full]"), "{} bytes: …{}", input.len(), &input[input.len().saturating_sub(60)..]);
+    assert!(
+        input.len() < 4200 && input.ends_with("bytes in full]"),
+        "{} bytes: …{}",
+        input.len(),
+        &input[input.len().saturating_sub(60)..]
+    );
     assert_eq!(chat.attributes["alisio.content.truncated"], true);
 
     let slow = OtlpReceiver::start_with_delay(Vec::new(), std::time::Duration::from_millis(2500)).await;

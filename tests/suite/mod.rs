@@ -16,6 +16,7 @@ mod guard;
 mod hardening;
 mod import;
 mod mcp;
+mod orphans;
 mod profiles;
 mod real_server;
 mod share;

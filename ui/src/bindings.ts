@@ -326,9 +326,17 @@ export type ChartFormat = "svg" | "png";
 
 export type CatalogShare = { 
 /**
- * `builtin` or the MCP server's name.
+ * `builtin`, `tool_search`, or the MCP server's name.
  */
-server: string, tools: number, chars: number, };
+server: string, 
+/**
+ * Tools sent.
+ */
+tools: number, chars: number, 
+/**
+ * Tools of this server not sent: they wait behind `tool_search` (the catalog's budget).
+ */
+deferred: number, };
 
 export type ServerStatus = { name: string, 
 /**

@@ -114,6 +114,13 @@ export const CONFIG_SCHEMA = {
       },
       "default": {}
     },
+    "mcp": {
+      "description": "How much of a request MCP tools may take.",
+      "$ref": "#/$defs/McpConfig",
+      "default": {
+        "maxCatalogTokens": null
+      }
+    },
     "telemetry": {
       "description": "Traces to a team's trace store.",
       "$ref": "#/$defs/TelemetryConfig",
@@ -523,6 +530,22 @@ export const CONFIG_SCHEMA = {
         "permission": {
           "$ref": "#/$defs/Permission",
           "default": "ask"
+        }
+      }
+    },
+    "McpConfig": {
+      "description": "The MCP tool catalog's budget: past it, tools are deferred behind `tool_search`.",
+      "type": "object",
+      "properties": {
+        "maxCatalogTokens": {
+          "description": "The most tokens MCP tools may take in a request; `null`: a tenth of the window in force.",
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 0,
+          "default": null
         }
       }
     },

@@ -123,7 +123,9 @@ pub async fn model(app: &App, request: SessionRequest) -> ApiResult<ModelView> {
         // Failures were logged as the servers started; their tools are simply not in the view.
         engine.mcp().take_failures();
     }
-    Ok(view::model_view(engine.store(), engine.config(), &session, &engine.mcp().tools())?)
+    let tools = engine.mcp().tools();
+    let window = catalog_window(&engine, &tools).await;
+    Ok(view::model_view(engine.store(), engine.config(), &session, &tools, window)?)
 }
 
 /// Rows `offset..offset + limit` of the model view, with its totals.
@@ -131,7 +133,17 @@ pub async fn model_page(app: &App, request: ModelPageRequest) -> ApiResult<Model
     let session = app.session(&request.session)?;
     let engine = app.engine()?;
     let tools = engine.mcp().tools();
-    Ok(view::model_view_page(engine.store(), engine.config(), &session, request.offset, request.limit, &tools)?)
+    let window = catalog_window(&engine, &tools).await;
+    let (offset, limit) = (request.offset, request.limit);
+    Ok(view::model_view_page(engine.store(), engine.config(), &session, offset, limit, &tools, window)?)
+}
+
+/// The window the MCP catalog's budget follows; with no MCP tool, nothing to ask the server.
+async fn catalog_window(engine: &alisio_engine::agent::Engine, tools: &[alisio_engine::mcp::McpTool]) -> Option<u64> {
+    if tools.is_empty() {
+        return None;
+    }
+    engine.window().await.map(|w| w.tokens)
 }
 
 /// The original beside the reduced copy the model got (a message cut by the context budget).

@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut live = 0;
     for _ in 0..RUNS {
         let t = Instant::now();
-        let view = model_view(&store, &config, &session, &[])?;
+        let view = model_view(&store, &config, &session, &[], None)?;
         times.push(t.elapsed());
         live = view.messages.len();
         std::hint::black_box(&view);

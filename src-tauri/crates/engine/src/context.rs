@@ -28,9 +28,12 @@ impl Context<'_> {
         &self.session.id
     }
 
-    /// The catalog entries of the MCP tools in force now (servers that are ready).
-    pub fn mcp_specs(&self) -> Vec<crate::tools::ToolSpec> {
-        self.mcp.tools().iter().map(crate::mcp::spec).collect()
+    /// The catalog entries of the MCP tools the next request offers (servers that are ready;
+    /// past the catalog's budget, `tool_search` and the tools it loaded).
+    pub fn mcp_specs(&self) -> crate::Result<Vec<crate::tools::ToolSpec>> {
+        let tools = self.mcp.tools();
+        let window = self.model.known_window();
+        Ok(crate::mcp::catalog::in_force(self.store, self.config, &self.session.id, &tools, window)?.specs)
     }
 
     /// Records the event in the session's event log, then hands it to the sink; secrets are

@@ -345,7 +345,6 @@ fn emit_span_counted(
     ended(1) && going
 }
 
-
 /// The traces of a session (or of the turn starting at user message `from_seq`): one root
 /// `invoke_agent alisio` per turn. With `content`, the messages sent and received are attached
 /// (redacted unless `redacting` is off).

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::claim::SessionClaim;
 use crate::config::{Api, Config};
 use crate::error::Result;
+use crate::mcp::catalog::{in_force, Offered, TOOL_SEARCH};
 use crate::mcp::{CatalogShare, McpTool};
 use crate::provider::wire::WireItem;
 use crate::provider::wire_messages;
@@ -79,35 +80,51 @@ pub struct ModelView {
     pub reconstructed: bool,
 }
 
-/// The tool catalog's characters per source: the built-in tools (with the array's brackets), then
-/// each MCP server's; they add up to the whole catalog.
-pub fn catalog_shares(api: Api, mcp: &[McpTool]) -> Vec<CatalogShare> {
+/// The tool catalog's characters per source as the request carries it: the built-in tools (with
+/// the array's brackets), `tool_search` when MCP tools are deferred, then each MCP server's tools
+/// sent (and how many of its tools wait behind the search); they add up to the whole catalog.
+pub fn catalog_shares(api: Api, mcp: &[McpTool], offered: &Offered) -> Vec<CatalogShare> {
     let builtin = tools::catalog();
     let chars = tools::catalog_chars(&tools::catalog_json(api, &builtin));
-    let mut shares = vec![CatalogShare { server: "builtin".into(), tools: builtin.len() as u64, chars }];
+    let share = |server: &str, chars| CatalogShare { server: server.into(), tools: 1, chars, deferred: 0 };
+    let mut shares = vec![CatalogShare { tools: builtin.len() as u64, ..share("builtin", chars) }];
+    if let Some(search) = offered.specs.iter().find(|s| s.name == TOOL_SEARCH) {
+        shares.push(share(TOOL_SEARCH, tools::added_tool_chars(api, search)));
+    }
     for tool in mcp {
-        let chars = tools::added_tool_chars(api, &crate::mcp::spec(tool));
+        let sent = offered.sent.contains(&tool.exposed);
+        let chars = if sent { tools::added_tool_chars(api, &crate::mcp::spec(tool)) } else { 0 };
+        let (tools, deferred) = if sent { (1, 0) } else { (0, 1) };
         match shares.iter_mut().find(|s| s.server == tool.server) {
             Some(share) => {
-                share.tools += 1;
+                share.tools += tools;
                 share.chars += chars;
+                share.deferred += deferred;
             }
-            None => shares.push(CatalogShare { server: tool.server.clone(), tools: 1, chars }),
+            None => shares.push(CatalogShare { server: tool.server.clone(), tools, chars, deferred }),
         }
     }
     shares
 }
 
-/// The next request of `session`; `mcp`: the MCP tools in force (ready servers).
-pub fn model_view(store: &Store, config: &Config, record: &Session, mcp: &[McpTool]) -> Result<ModelView> {
+/// The next request of `session`; `mcp`: the MCP tools of the ready servers, `window` the window
+/// in force (it sets the catalog's budget: past it, what the request carries is `tool_search`).
+pub fn model_view(
+    store: &Store,
+    config: &Config,
+    record: &Session,
+    mcp: &[McpTool],
+    window: Option<u64>,
+) -> Result<ModelView> {
     let live = store.live_messages(&record.id)?;
     if let Some(source) = record.source {
         return imported_view(store, &record.id, source, live);
     }
-    let specs: Vec<tools::ToolSpec> = mcp.iter().map(crate::mcp::spec).collect();
-    let prepared = PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live, &specs);
+    let offered = in_force(store, config, &record.id, mcp, window)?;
+    let prepared =
+        PreparedRequest::build(config.provider.api, system_prompt(config, &record.workspace), live, &offered.specs);
     Ok(ModelView {
-        tool_catalog: catalog_shares(config.provider.api, mcp),
+        tool_catalog: catalog_shares(config.provider.api, mcp, &offered),
         session: record.id.to_string(),
         api: config.provider.api,
         model: config.provider.model.clone(),
@@ -146,6 +163,7 @@ pub fn model_view_page(
     offset: u64,
     limit: u64,
     mcp: &[McpTool],
+    window: Option<u64>,
 ) -> Result<ModelViewPage> {
     let (api, model, system, catalog_chars, shares) = match record.source {
         Some(source) => {
@@ -154,9 +172,9 @@ pub fn model_view_page(
         }
         None => {
             let api = config.provider.api;
-            let specs: Vec<tools::ToolSpec> = mcp.iter().map(crate::mcp::spec).collect();
-            let catalog = tools::tool_catalog_chars(api, &specs);
-            let shares = catalog_shares(api, mcp);
+            let offered = in_force(store, config, &record.id, mcp, window)?;
+            let catalog = tools::tool_catalog_chars(api, &offered.specs);
+            let shares = catalog_shares(api, mcp, &offered);
             (api, config.provider.model.clone(), system_prompt(config, &record.workspace), catalog, shares)
         }
     };
@@ -509,11 +527,11 @@ mod tests {
     fn model_view_pages_add_up_to_the_model_view() {
         let (_dir, store, session) = crate::store::store_with_messages(10);
         let config = crate::config::Config::default();
-        let whole = super::model_view(&store, &config, &session, &[]).unwrap();
+        let whole = super::model_view(&store, &config, &session, &[], None).unwrap();
         let mut rows = Vec::new();
         let mut offset = 0;
         loop {
-            let page = super::model_view_page(&store, &config, &session, offset, 4, &[]).unwrap();
+            let page = super::model_view_page(&store, &config, &session, offset, 4, &[], None).unwrap();
             assert_eq!(page.total_rows, 11);
             assert_eq!((page.chars, page.tool_catalog_chars), (whole.chars, whole.tool_catalog_chars));
             if page.rows.is_empty() {

@@ -408,7 +408,7 @@ async fn call_model(ctx: &Context<'_>) -> Result<Step> {
         ctx.config.provider.api,
         system_prompt(ctx.config, &session.workspace),
         live,
-        &ctx.mcp_specs(),
+        &ctx.mcp_specs()?,
     );
     let options = RequestOptions { max_tokens: ctx.config.limits.max_output_tokens, tool_choice_none: false };
     // Streamed text is shown as it arrives, less any secret (which may arrive split in pieces).
@@ -497,6 +497,16 @@ async fn run_tools(ctx: &Context<'_>, env: &ToolEnv, calls: &[(&ToolCall, i64)])
     for &(call, journal_id) in calls {
         if ctx.cancel.is_cancelled() {
             store_result(ctx, journal_id, call, ToolOutput::error(CANCELLED_RESULT.into()))?;
+            continue;
+        }
+        if call.name == crate::mcp::catalog::TOOL_SEARCH {
+            // The deferred MCP catalog's search: it reads the tools' definitions, nothing else.
+            ctx.store.mark_tool_started(journal_id)?;
+            ctx.emit(Event::ToolStarted { call_id: call.id.clone(), name: call.name.clone() });
+            let output = ctx.mcp.search(&call.arguments);
+            let ok = output.ok;
+            store_result(ctx, journal_id, call, output)?;
+            ctx.emit(Event::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok });
             continue;
         }
         let mcp = call.name.starts_with("mcp__").then(|| ctx.mcp.route(&call.name));

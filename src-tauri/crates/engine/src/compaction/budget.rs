@@ -60,6 +60,17 @@ pub fn auto_compaction_due(
     None
 }
 
+/// Whether compaction cannot bring the request under `trigger` at all: what it cannot shrink —
+/// the instructions and the tool catalog, `fixed_chars` — alone reaches it.
+pub fn compaction_futile(trigger: Trigger, fixed_chars: u64, threshold: f64) -> bool {
+    let fixed = crate::transcript::estimate_tokens(fixed_chars);
+    match trigger {
+        Trigger::Window { window, .. } => fixed as f64 >= threshold * window as f64,
+        Trigger::FallbackWindow { limit, .. } => fixed >= limit,
+        Trigger::Characters { .. } => false,
+    }
+}
+
 /// The hard limit after compaction: only instructions + transcript count, never the tool catalog.
 pub fn over_hard_limit(pressure: Pressure, max_context_chars: u64) -> bool {
     pressure.reducible_chars > max_context_chars
@@ -122,6 +133,15 @@ mod tests {
         // The catalog counts for the triggers but not for the hard limit.
         assert!(!over_hard_limit(p(800_000, 500_000), max));
         assert!(over_hard_limit(p(800_001, 0), max));
+    }
+
+    #[test]
+    fn compaction_that_cannot_shrink_enough_is_futile() {
+        let window = Trigger::Window { tokens: 30_000, window: 32_768 };
+        // 120,000 chars of catalog ≈ 30,000 tokens: past 85 % of a 32k window on its own.
+        assert!(compaction_futile(window, 120_000, 0.85));
+        assert!(!compaction_futile(window, 40_000, 0.85));
+        assert!(!compaction_futile(Trigger::Characters { chars: 1, limit: 1 }, u64::MAX / 8, 0.85));
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub fn pressure(ctx: &Context<'_>) -> Result<Pressure> {
     let system_chars = system_prompt(ctx.config, &ctx.session.workspace).chars().count() as u64;
     Ok(Pressure {
         reducible_chars: system_chars + live_chars,
-        tool_catalog_chars: tool_catalog_chars(ctx.config.provider.api, &ctx.mcp_specs()),
+        tool_catalog_chars: tool_catalog_chars(ctx.config.provider.api, &ctx.mcp_specs()?),
     })
 }
 

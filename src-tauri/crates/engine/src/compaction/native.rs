@@ -2,13 +2,25 @@
 //! compaction when a trigger fires, then the hard limit — reduce the kept tail, one `budget`
 //! compaction per turn as the last resort, and an actionable error instead of an oversized request.
 
-use super::budget::{auto_compaction_due, budget_exceeded_message, over_hard_limit, CompactionAttempt};
+use super::budget::{
+    auto_compaction_due, budget_exceeded_message, compaction_futile, over_hard_limit, CompactionAttempt,
+};
 use super::fit::{pressure, reduce_kept_tail};
 use super::plugins::CompactionPlugin;
 use super::summarize::{compact, CompactOutcome};
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::events::CompactionReason;
+use crate::events::{CompactionReason, Event};
+use crate::view::system_prompt;
+
+/// What the guard remembers within a turn.
+#[derive(Debug, Default)]
+pub(super) struct TurnMemory {
+    /// The last-resort `budget` compaction runs at most once per turn.
+    budget_compaction_done: bool,
+    /// The session was told once that compaction cannot help (what it cannot shrink is too big).
+    told_futile: bool,
+}
 
 impl From<&CompactOutcome> for CompactionAttempt {
     fn from(outcome: &CompactOutcome) -> Self {
@@ -20,12 +32,13 @@ impl From<&CompactOutcome> for CompactionAttempt {
     }
 }
 
-/// Before a model call: automatic compaction when due, then the hard limit. `budget_compaction_done`
-/// is the turn's memory that the last-resort `budget` compaction already ran.
+/// Before a model call: automatic compaction when due — unless what it cannot shrink (the
+/// instructions and the tool catalog) alone reaches the trigger: then the session is told why,
+/// once a turn, instead — then the hard limit.
 pub(super) async fn guard(
     ctx: &Context<'_>,
     plugins: &[Box<dyn CompactionPlugin>],
-    budget_compaction_done: &mut bool,
+    turn: &mut TurnMemory,
 ) -> Result<()> {
     let compaction = &ctx.config.compaction;
     let max_chars = ctx.config.limits.max_context_chars;
@@ -34,10 +47,27 @@ pub(super) async fn guard(
     if compaction.auto {
         let window = ctx.model.context_window().await;
         if let Some(trigger) = auto_compaction_due(pressure, window, compaction.threshold, max_chars) {
-            tracing::debug!(?trigger, "automatic compaction due");
-            let outcome = compact(ctx, plugins, CompactionReason::Auto, None, false).await?;
-            attempt = CompactionAttempt::from(&outcome);
-            pressure = self::pressure(ctx)?;
+            let instructions = system_prompt(ctx.config, &ctx.session.workspace).chars().count() as u64;
+            let fixed = instructions + pressure.tool_catalog_chars;
+            if compaction_futile(trigger, fixed, compaction.threshold) {
+                if !turn.told_futile {
+                    turn.told_futile = true;
+                    ctx.emit(Event::CompactionSkipped {
+                        reason: format!(
+                            "compaction cannot help: the instructions and the tool catalog alone are ≈ {} tokens \
+                             ({} of them tools), at or past the trigger; disable MCP servers you do not need, \
+                             or lower mcp.maxCatalogTokens so their tools wait behind tool_search",
+                            crate::transcript::estimate_tokens(fixed),
+                            crate::transcript::estimate_tokens(pressure.tool_catalog_chars)
+                        ),
+                    });
+                }
+            } else {
+                tracing::debug!(?trigger, "automatic compaction due");
+                let outcome = compact(ctx, plugins, CompactionReason::Auto, None, false).await?;
+                attempt = CompactionAttempt::from(&outcome);
+                pressure = self::pressure(ctx)?;
+            }
         }
     }
     if !over_hard_limit(pressure, max_chars) {
@@ -46,8 +76,8 @@ pub(super) async fn guard(
     if reduce_kept_tail(ctx)? {
         return Ok(());
     }
-    if compaction.auto && !*budget_compaction_done {
-        *budget_compaction_done = true;
+    if compaction.auto && !turn.budget_compaction_done {
+        turn.budget_compaction_done = true;
         let outcome = compact(ctx, plugins, CompactionReason::Budget, None, false).await?;
         attempt = CompactionAttempt::from(&outcome);
         if reduce_kept_tail(ctx)? {

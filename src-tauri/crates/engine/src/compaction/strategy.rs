@@ -56,20 +56,20 @@ pub fn strategy_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>
     if cache_strategy_applies(config) {
         Box::new(CacheStrategy::default())
     } else {
-        Box::new(NativeStrategy { plugins, budget_compaction_done: false })
+        Box::new(NativeStrategy { plugins, turn: native::TurnMemory::default() })
     }
 }
 
 /// Native: checkpoints before a call when a trigger fires; the hard limit at every call.
 struct NativeStrategy<'p> {
     plugins: &'p [Box<dyn CompactionPlugin>],
-    /// The last-resort `budget` compaction runs at most once per turn.
-    budget_compaction_done: bool,
+    /// What the guard remembers within a turn.
+    turn: native::TurnMemory,
 }
 
 impl ContextStrategy for NativeStrategy<'_> {
     fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>> {
-        Box::pin(native::guard(ctx, self.plugins, &mut self.budget_compaction_done))
+        Box::pin(native::guard(ctx, self.plugins, &mut self.turn))
     }
 
     fn after_answer<'a>(

@@ -291,7 +291,7 @@ pub(crate) async fn request_summary(
     options: RequestOptions,
 ) -> Result<Result<(i64, Completion, u64), CompactOutcome>> {
     let system = system_prompt(ctx.config, &ctx.session.workspace);
-    let prepared = PreparedRequest::build(ctx.config.provider.api, system, live, &ctx.mcp_specs());
+    let prepared = PreparedRequest::build(ctx.config.provider.api, system, live, &ctx.mcp_specs()?);
     let outgoing = Outgoing { purpose, prepared: &prepared, appended: Some(appended), options };
     match ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await {
         Ok((call_id, mut completion)) => {

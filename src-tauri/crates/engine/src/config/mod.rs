@@ -38,8 +38,19 @@ pub struct ConfigFile {
     pub active_profile: Option<String>,
     /// MCP tool servers, by name.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// How much of a request MCP tools may take.
+    pub mcp: McpConfig,
     /// Traces to a team's trace store.
     pub telemetry: TelemetryConfig,
+}
+
+/// The MCP tool catalog's budget: past it, tools are deferred behind `tool_search`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpConfig {
+    /// The most tokens MCP tools may take in a request; `null`: a tenth of the window in force.
+    #[schemars(range(min = 0))]
+    pub max_catalog_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -419,6 +430,7 @@ impl Default for ConfigFile {
             profiles: Default::default(),
             active_profile: None,
             mcp_servers: Default::default(),
+            mcp: McpConfig::default(),
             telemetry: TelemetryConfig::default(),
         }
     }

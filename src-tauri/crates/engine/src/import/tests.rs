@@ -94,7 +94,7 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
 
     // What Codex sends next: base instructions, the retained prompts, the re-inserted context,
     // the summary, then turn 6 (FORMATS.md, request 11 and what followed).
-    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[], None).unwrap();
     assert!(view.reconstructed);
     let got = texts(&view);
     assert!(got[0].starts_with("system: You are a coding agent running in the Co"), "{got:?}");
@@ -165,7 +165,7 @@ fn claude_code_manual_compaction_keeps_the_preserved_reply_after_the_summary() {
     assert_eq!(stored.model_calls[1].cached_tokens, Some(197));
     assert_eq!(stored.model_calls[1].prompt_tokens, Some(2460 + 197));
 
-    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[], None).unwrap();
     let got = texts(&view);
     assert!(got[1].starts_with("user: This session is being continued"), "{got:?}");
     assert_eq!(got[2], "assistant: all four turns done", "the preserved reply follows the summary");
@@ -184,7 +184,7 @@ fn claude_code_auto_compaction_and_local_command_output() {
         stored.messages.iter().find(|m| m.content.starts_with("<local-command-stdout>## Context Usage")).unwrap();
     assert!(local.off_view, "a local command's output is shown but never sent");
     assert_eq!(local.meta.as_ref().unwrap()["subtype"], "local_command");
-    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[], None).unwrap();
     let got = texts(&view);
     assert!(got[1].starts_with("user: This session is being continued"), "{got:?}");
     assert_eq!(got[2], "assistant: pretend the context is now large");
@@ -217,7 +217,7 @@ fn opencode_database_sessions_with_manual_and_auto_compactions() {
         (Some(821), Some(5), Some(74))
     );
 
-    let view = model_view(&store, &Config::default(), &session_of(&store, &manual.id), &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &manual.id), &[], None).unwrap();
     let got = texts(&view);
     assert_eq!(got[0], "user: What did we do so far?");
     assert!(got[1].starts_with("assistant: {\"goal\": \"MARKER-GOAL"), "{got:?}");
@@ -432,7 +432,7 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
     assert_eq!(stored.model_calls.len(), 12, "the sub-agent's call is not the main thread's; the parallel pair is one");
     let failed = stored.messages.iter().find(|m| m.tool_call_id.as_deref() == Some("toolu_B")).unwrap();
     assert_eq!(failed.meta.as_ref().unwrap()["isError"], json!(true));
-    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[]).unwrap();
+    let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[], None).unwrap();
     assert!(!texts(&view).iter().any(|t| t.contains("解析")), "a sub-agent's records never reach the main view");
 }
 

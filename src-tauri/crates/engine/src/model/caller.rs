@@ -67,6 +67,12 @@ impl ModelCaller {
             .await
     }
 
+    /// The window in force as far as it is known now: configured, or reported and already asked
+    /// (no request is made).
+    pub fn known_window(&self) -> Option<u64> {
+        configured_window(&self.config).or(self.reported_window.get().copied().flatten()).map(|w| w.tokens)
+    }
+
     /// Records the request in the ledger, sends it, and records a failure. On success the caller
     /// completes the row ([`ModelCaller::finish`]) once it knows what the answer became.
     pub async fn send_recorded(

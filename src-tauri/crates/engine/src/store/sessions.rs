@@ -442,6 +442,23 @@ impl Store {
         })
     }
 
+    /// The contents of the live tool results that answered calls of tool `name` (what a
+    /// `tool_search` returned, for the tools it loaded).
+    pub fn live_results_of(&self, session: &str, name: &str) -> Result<Vec<String>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT r.content FROM messages r
+                 WHERE r.session_id = ?1 AND r.role = 'tool' AND r.compacted = 0 AND r.off_view = 0
+                   AND r.tool_call_id IN (
+                     SELECT json_extract(call.value, '$.id') FROM messages a, json_each(a.tool_calls) call
+                     WHERE a.session_id = ?1 AND a.tool_calls IS NOT NULL AND a.compacted = 0
+                       AND json_extract(call.value, '$.name') = ?2)",
+            )?;
+            let rows = stmt.query_map(params![session, name], |r| r.get(0))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
     /// The newest message record `by` hid at transcript position `anchor`: the original a reduced
     /// copy stands in for.
     pub fn hidden_original(&self, session: &str, by: i64, anchor: i64) -> Result<Option<Message>> {

@@ -56,6 +56,47 @@ impl ProcessGroup {
     }
 }
 
+use std::process::Stdio;
+
+/// Kills a group of processes Alisio started if the Alisio process dies: the kernel sends the watchdog SIGTERM when
+/// its parent exits (`--pdeathsig`), and its trap kills the group, then itself.
+const WATCHDOG: &str =
+    r#"trap 'kill -KILL -"$1" 2>/dev/null; kill -KILL 0' TERM; while :; do sleep 3600 & wait $!; done"#;
+
+/// The watchdog's own group, killed (quietly, without its trap) when the tool ends normally; the
+/// child handle lets the runtime reap it.
+pub struct Watchdog(Option<tokio::process::Child>);
+
+impl Watchdog {
+    /// A watchdog for process group `group` (kills it when this process dies, even by SIGKILL).
+    pub fn start(group: i32) -> Self {
+        let spawned = tokio::process::Command::new("setpriv")
+            .args(["--pdeathsig", "TERM", "--", "sh", "-c", WATCHDOG, "watchdog", &group.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        match spawned {
+            Ok(child) => Watchdog(Some(child)),
+            Err(err) => {
+                tracing::debug!(
+                    "no watchdog for process group {group} (setpriv: {err}); it is ended when Alisio ends it"
+                );
+                Watchdog(None)
+            }
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0.as_ref().and_then(|child| child.id()) {
+            let _ = killpg(Pid::from_raw(pgid as i32), Signal::SIGKILL);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::process::CommandExt;

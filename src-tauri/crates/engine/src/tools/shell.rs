@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::output::{annotate, Capture, MAX_OUTPUT_BYTES};
-use super::process::ProcessGroup;
+use super::process::{ProcessGroup, Watchdog};
 use super::ToolOutput;
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -27,44 +27,6 @@ struct GroupGuard(i32);
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         let _ = killpg(Pid::from_raw(self.0), Signal::SIGKILL);
-    }
-}
-
-/// Kills the tool's group if the Alisio process dies: the kernel sends the watchdog SIGTERM when
-/// its parent exits (`--pdeathsig`), and its trap kills the group, then itself.
-const WATCHDOG: &str =
-    r#"trap 'kill -KILL -"$1" 2>/dev/null; kill -KILL 0' TERM; while :; do sleep 3600 & wait $!; done"#;
-
-/// The watchdog's own group, killed (quietly, without its trap) when the tool ends normally; the
-/// child handle lets the runtime reap it.
-struct Watchdog(Option<tokio::process::Child>);
-
-impl Watchdog {
-    fn start(group: i32) -> Self {
-        let spawned = tokio::process::Command::new("setpriv")
-            .args(["--pdeathsig", "TERM", "--", "sh", "-c", WATCHDOG, "watchdog", &group.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn();
-        match spawned {
-            Ok(child) => Watchdog(Some(child)),
-            Err(err) => {
-                tracing::debug!(
-                    "no watchdog for the shell tool (setpriv: {err}); a leftover group is killed on the next start"
-                );
-                Watchdog(None)
-            }
-        }
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.0.as_ref().and_then(|child| child.id()) {
-            let _ = killpg(Pid::from_raw(pgid as i32), Signal::SIGKILL);
-        }
     }
 }
 

@@ -2,26 +2,30 @@
 //! streamable-HTTP endpoints. The hub starts the configured servers once, offers their tools as
 //! `mcp__<server>__<tool>`, runs calls under the server's timeout, and notices a server that died:
 //! it is reported once (`mcp_server_failed`), its tools leave the next request, and a call in
-//! flight gets an error result. A server process never sees the provider's keys.
+//! flight gets an error result. A server process never sees the provider's keys, runs in a group
+//! of its own and never outlives Alisio (`connect`); results are capped like the shell's (`output`).
+
+pub mod catalog;
+mod connect;
+mod output;
 
 use std::collections::{BTreeMap, HashSet};
-use std::process::Stdio;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService, ServiceExt};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::service::{RoleClient, RunningService};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::io::AsyncReadExt;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{find_command, Api, Config, McpServerConfig, Permission};
+use crate::config::{Api, Config, McpServerConfig, Permission};
 use crate::lock;
 use crate::tools::{ToolOutput, ToolSpec};
+use connect::{start_server, with_stderr, ServerProcess, MAX_MESSAGE_BYTES};
+pub use output::tool_output;
 
 /// Longest tool name the providers accept.
 pub const MAX_TOOL_NAME: usize = 64;
@@ -99,10 +103,13 @@ pub struct ToolStatus {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogShare {
-    /// `builtin` or the MCP server's name.
+    /// `builtin`, `tool_search`, or the MCP server's name.
     pub server: String,
+    /// Tools sent.
     pub tools: u64,
     pub chars: u64,
+    /// Tools of this server not sent: they wait behind `tool_search` (the catalog's budget).
+    pub deferred: u64,
 }
 
 enum State {
@@ -116,6 +123,8 @@ struct Server {
     config: McpServerConfig,
     state: Mutex<State>,
     stderr: Arc<Mutex<String>>,
+    /// A stdio server's process, ended when the hub shuts down (or at once if it is dropped).
+    process: Mutex<Option<ServerProcess>>,
 }
 
 /// The configured MCP servers of one engine.
@@ -137,6 +146,7 @@ impl McpHub {
                 config: config.clone(),
                 state: Mutex::new(if config.enabled { State::Failed("not started".into()) } else { State::Disabled }),
                 stderr: Arc::default(),
+                process: Mutex::default(),
             })
             .collect();
         Self { servers, started: OnceCell::new(), scrubbed_env, unreported: Mutex::default() }
@@ -159,7 +169,10 @@ impl McpHub {
                     let result = start_server(server, &self.scrubbed_env).await;
                     let mut state = lock(&server.state);
                     match result {
-                        Ok((client, tools)) => *state = State::Ready { client: Arc::new(client), tools },
+                        Ok((client, tools, process)) => {
+                            *lock(&server.process) = process;
+                            *state = State::Ready { client: Arc::new(client), tools };
+                        }
                         Err(error) => {
                             let error = with_stderr(error, &server.stderr);
                             tracing::warn!("MCP server {} failed to start: {error}", server.name);
@@ -274,9 +287,29 @@ impl McpHub {
         let mut params = CallToolRequestParams::new(tool);
         params.arguments = Some(arguments);
         let timeout = Duration::from_millis(server.config.tool_timeout_ms);
+        // An answer too large for one message is dropped by the transport: say so at once.
+        let oversized = lock(&server.process).as_ref().map(|p| p.oversized.clone());
+        if let Some(flag) = &oversized {
+            flag.store(0, Ordering::Relaxed);
+        }
+        let too_large = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let bytes = oversized.as_ref().map_or(0, |f| f.load(Ordering::Relaxed));
+                if bytes > 0 {
+                    return bytes;
+                }
+            }
+        };
         let outcome = tokio::select! {
             outcome = tokio::time::timeout(timeout, client.call_tool(params)) => outcome,
             () = cancel.cancelled() => return ToolOutput::error("cancelled".into()),
+            bytes = too_large => return ToolOutput::error(format!(
+                "MCP server {} answered with a message of more than {bytes} bytes, over the {} MiB a message may \
+                 have; the answer was dropped. Ask for less (a smaller range, a filter).",
+                server.name,
+                MAX_MESSAGE_BYTES / (1024 * 1024)
+            )),
         };
         match outcome {
             Ok(Ok(result)) => tool_output(&serde_json::to_value(result).unwrap_or(Value::Null)),
@@ -303,7 +336,13 @@ impl McpHub {
         }
     }
 
-    /// Stops every server (child processes are killed).
+    /// `tool_search` over every ready server's tools.
+    pub fn search(&self, arguments: &str) -> ToolOutput {
+        catalog::search(&self.tools(), arguments)
+    }
+
+    /// Stops every server and waits for it: the connection is closed (a stdio server's stdin
+    /// with it), then a process that stays is sent SIGTERM, then SIGKILL, its whole group.
     pub async fn shutdown(&self) {
         let clients: Vec<Arc<Client>> = self
             .servers
@@ -316,6 +355,8 @@ impl McpHub {
         for client in clients {
             client.cancellation_token().cancel();
         }
+        let processes: Vec<ServerProcess> = self.servers.iter().filter_map(|s| lock(&s.process).take()).collect();
+        futures_util::future::join_all(processes.into_iter().map(ServerProcess::end)).await;
     }
 }
 
@@ -353,149 +394,6 @@ pub fn exposed_name(server: &str, tool: &str, taken: &HashSet<String>) -> String
 
 fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// A call's result as the model gets it: text parts in order, other parts noted by type and size;
-/// `structuredContent` when there is no text; `isError` makes it an error result.
-pub fn tool_output(result: &Value) -> ToolOutput {
-    let mut parts: Vec<String> = Vec::new();
-    for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or("unknown");
-        let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or_default();
-        match kind {
-            "text" => parts.push(text("text").to_string()),
-            "image" | "audio" => {
-                let bytes = base64_len(text("data"));
-                parts.push(format!("[{kind}: {}, {bytes} bytes]", text("mimeType")));
-            }
-            "resource" => {
-                let resource = block.get("resource").cloned().unwrap_or(Value::Null);
-                match resource.get("text").and_then(Value::as_str) {
-                    Some(body) => parts.push(body.to_string()),
-                    None => parts.push(format!(
-                        "[resource: {}, {}, {} bytes]",
-                        resource.get("uri").and_then(Value::as_str).unwrap_or("?"),
-                        resource.get("mimeType").and_then(Value::as_str).unwrap_or("?"),
-                        base64_len(resource.get("blob").and_then(Value::as_str).unwrap_or_default())
-                    )),
-                }
-            }
-            "resource_link" => parts.push(format!("[resource link: {}]", text("uri"))),
-            other => parts.push(format!("[{other} content]")),
-        }
-    }
-    if parts.is_empty() {
-        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
-            parts.push(structured.to_string());
-        }
-    }
-    let content = parts.join("\n");
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        ToolOutput::error(content)
-    } else {
-        ToolOutput::ok(content)
-    }
-}
-
-/// Decoded size of base64 text.
-fn base64_len(data: &str) -> usize {
-    let data = data.trim_end_matches('=');
-    data.len() * 3 / 4
-}
-
-async fn start_server(server: &Server, scrubbed_env: &[String]) -> Result<(Client, Vec<McpTool>), String> {
-    let timeout = Duration::from_millis(server.config.startup_timeout_ms);
-    let start = async {
-        let client = connect(server, scrubbed_env).await?;
-        let tools = client.list_all_tools().await.map_err(|e| format!("listing its tools failed: {e}"))?;
-        let tools = tools
-            .into_iter()
-            .map(|t| McpTool {
-                exposed: String::new(),
-                server: server.name.clone(),
-                tool: t.name.to_string(),
-                description: t.description.as_deref().unwrap_or_default().to_string(),
-                input_schema: Value::Object((*t.input_schema).clone()),
-            })
-            .collect();
-        Ok::<_, String>((client, tools))
-    };
-    match tokio::time::timeout(timeout, start).await {
-        Ok(result) => result,
-        Err(_) => Err(format!(
-            "it did not finish starting within {} ms (mcpServers.{}.startupTimeoutMs)",
-            server.config.startup_timeout_ms, server.name
-        )),
-    }
-}
-
-async fn connect(server: &Server, scrubbed_env: &[String]) -> Result<Client, String> {
-    let config = &server.config;
-    if let Some(url) = &config.url {
-        let mut headers = std::collections::HashMap::new();
-        let values = crate::config::header_values(&format!("mcpServers.{}.headers", server.name), &config.headers)
-            .map_err(|e| e.to_string())?;
-        for (name, value) in values {
-            let name = reqwest::header::HeaderName::try_from(name.as_str())
-                .map_err(|e| format!("headers.{name} is not a header name: {e}"))?;
-            let value = reqwest::header::HeaderValue::try_from(value)
-                .map_err(|e| format!("headers.{name} is not a valid header value: {e}"))?;
-            headers.insert(name, value);
-        }
-        let http = crate::provider::http_client_builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
-        let transport = StreamableHttpClientTransport::with_client(
-            http,
-            StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers),
-        );
-        return ().serve(transport).await.map_err(|e| format!("{url} did not complete the MCP handshake: {e}"));
-    }
-    let command = config.command.as_deref().unwrap_or_default();
-    let program = find_command(command, config.cwd.as_deref())
-        .ok_or_else(|| format!("command {command:?} is not found (not an executable path, nor on PATH)"))?;
-    let mut cmd = tokio::process::Command::new(program);
-    cmd.args(&config.args);
-    for var in scrubbed_env {
-        cmd.env_remove(var);
-    }
-    cmd.envs(&config.env);
-    if let Some(dir) = &config.cwd {
-        cmd.current_dir(dir);
-    }
-    let (transport, stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {command:?}: {e}"))?;
-    if let Some(mut stderr) = stderr {
-        let tail = server.stderr.clone();
-        tokio::spawn(async move {
-            let mut buf = [0u8; 1024];
-            while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                let mut kept = lock(&tail);
-                kept.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if kept.len() > STDERR_TAIL {
-                    let cut = kept.len() - STDERR_TAIL;
-                    let cut = (cut..kept.len()).find(|&i| kept.is_char_boundary(i)).unwrap_or(kept.len());
-                    kept.drain(..cut);
-                }
-            }
-        });
-    }
-    ().serve(transport).await.map_err(|e| format!("it did not complete the MCP handshake: {e}"))
-}
-
-/// `error`, followed by the last line the server wrote to stderr, if any.
-fn with_stderr(error: String, stderr: &Mutex<String>) -> String {
-    let tail = lock(stderr);
-    match tail.lines().rev().find(|l| !l.trim().is_empty()) {
-        Some(line) => format!("{error}; its last words: {}", line.trim()),
-        None => error,
-    }
 }
 
 #[cfg(test)]
