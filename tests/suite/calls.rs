@@ -49,6 +49,18 @@ async fn every_call_is_rebuilt_exactly_and_diffs_say_where_the_prefix_breaks() {
             assert_eq!(&shown["request"], body, "call {} (stream {stream})", i + 1);
         }
         let shown = h.alisio(&["calls", "show", &session, "1", "--json"]).await.json();
+        assert_eq!((shown["requestSource"].as_str(), shown["exact"].as_bool()), (Some("alisio"), Some(true)));
+        assert_eq!(shown["missing"], json!([]));
+        // What it is made of adds up to the request, by part; the tools are the built-ins.
+        let c = &shown["composition"];
+        assert_eq!(c["tools"][0]["server"], "builtin");
+        let tools: usize = bodies[0]["tools"].as_array().unwrap().iter().map(|t| t.to_string().chars().count()).sum();
+        assert_eq!(c["tools"][0]["chars"].as_u64(), Some(tools as u64));
+        assert!(c["system"]["chars"].as_u64() > Some(0) && c["user"]["chars"].as_u64() > Some(0));
+        let after = h.alisio(&["calls", "show", &session, "5", "--json"]).await.json();
+        let checkpoint = after["composition"]["checkpoint"]["chars"].as_u64().unwrap();
+        let summary = bodies[4]["messages"][1]["content"].as_str().unwrap().chars().count() as u64;
+        assert_eq!(checkpoint, summary, "the checkpoint is counted as a checkpoint, not as the user's");
         assert_eq!(shown["response"]["toolCalls"][0]["id"], "c-1");
         assert_eq!(shown["response"]["finishReason"], "tool_calls");
 

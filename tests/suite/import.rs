@@ -46,8 +46,32 @@ async fn import_prints_one_document_and_sessions_carry_their_source() {
     assert_eq!(shown["compactions"][0]["reason"], "manual");
     let model = h.alisio(&["sessions", "show", id, "--view", "model", "--json"]).await.json();
     assert_eq!(model["reconstructed"], true);
+    assert!(model["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["part"] == "tools" && m["estimatedTokens"].as_u64() > Some(0)));
     let calls = h.alisio(&["calls", "list", id, "--json"]).await.json();
     assert_eq!(calls.as_array().unwrap().len(), 12);
+    assert!(calls.as_array().unwrap().iter().all(|c| c["requestSource"] == "reconstructed" && c["exact"] == false));
+    // A reconstructed request says so, invents no options and lists what its agent left out.
+    let call = h.alisio(&["calls", "show", id, "2", "--json"]).await.json();
+    assert_eq!((call["requestSource"].as_str(), call["exact"].as_bool()), (Some("reconstructed"), Some(false)));
+    assert!(call["request"].get("max_tokens").is_none() && call["request"].get("stream").is_none());
+    let parts: Vec<&str> = call["missing"].as_array().unwrap().iter().map(|m| m["part"].as_str().unwrap()).collect();
+    assert_eq!(parts, ["system", "tools", "params"]);
+    assert!(call["composition"]["user"]["chars"].as_u64() > Some(0));
+
+    // Claude Code logged its requests: exact, from the agent's log.
+    let claude = imported.iter().find(|s| s["sourceId"] == "46c4be69-b0e3-487e-97a4-c6832402089e").unwrap();
+    let claude = claude["id"].as_str().unwrap();
+    let call = h.alisio(&["calls", "show", claude, "11", "--json"]).await.json();
+    assert_eq!((call["requestSource"].as_str(), call["exact"].as_bool()), (Some("agent-log"), Some(true)));
+    assert_eq!(call["request"]["max_tokens"], 128000);
+    assert_eq!(call["request"]["tools"].as_array().unwrap().len(), 12);
+    let servers: Vec<&str> =
+        call["composition"]["tools"].as_array().unwrap().iter().map(|t| t["server"].as_str().unwrap()).collect();
+    assert_eq!(servers, ["agent"]);
 }
 
 #[tokio::test]

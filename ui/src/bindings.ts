@@ -45,7 +45,7 @@ promptTokens: number, cachedTokens: number, completionTokens: number,
  */
 compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: SourceKind, sourcePath?: string, };
 
-export type Purpose = "turn" | "compaction" | "cache-summary" | "replay" | "probe";
+export type Purpose = "turn" | "compaction" | "cache-summary" | "replay" | "probe" | "side";
 
 export type WireApi = "chat" | "responses" | "messages";
 
@@ -57,7 +57,11 @@ pgid: number | null, };
 
 export type JournalState = "requested" | "started" | "finished" | "uncertain" | "acknowledged" | "running";
 
-export type ModelCallRecord = { id: number, purpose: Purpose, api: WireApi, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, };
+export type ModelCallRecord = { id: number, purpose: Purpose, api: WireApi, model: string, messageRanges: JsonValue, params: JsonValue, toolCatalogChars: number, requestChars: number, estimatedTokens: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, promptMs: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, responseSeq: number | null, startedAt: string, 
+/**
+ * Where its request body comes from.
+ */
+requestSource: RequestSource, };
 
 export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
@@ -83,7 +87,11 @@ toolCatalog: Array<CatalogShare>, chars: number, estimatedTokens: number,
 /**
  * An imported session's view: what that agent would send next, rebuilt from its records.
  */
-reconstructed: boolean, };
+reconstructed: boolean, 
+/**
+ * What that agent sends that its records leave out, with estimated sizes.
+ */
+missing: Array<MissingPart>, };
 
 export type StoredView = { session: Session, messages: Array<StoredMessage>, 
 /**
@@ -186,9 +194,22 @@ killed: Array<string>, };
 
 export type TurnOutcome = { session: string, text: string, steps: number, };
 
-export type CallSummary = { n: number, purpose: Purpose, startedAt: string, requestChars: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, };
+export type CallSummary = { n: number, purpose: Purpose, startedAt: string, requestChars: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, requestSource: RequestSource, 
+/**
+ * The body shown is the one that was sent (`requestSource` other than `reconstructed`).
+ */
+exact: boolean, };
 
-export type CallDetail = { n: number, purpose: Purpose, request: JsonValue, response: JsonValue | null, };
+export type CallDetail = { n: number, purpose: Purpose, request: JsonValue, response: JsonValue | null, requestSource: RequestSource, exact: boolean, 
+/**
+ * Parts the agent sent but did not record (a reconstructed request), with estimated sizes.
+ */
+missing: Array<MissingPart>, 
+/**
+ * What an exact body from an agent's own log leaves out (Claude Code: `metadata`, `stream`,
+ * the billing-header line).
+ */
+omitted: Array<string>, composition: Composition, };
 
 export type CallDiff = { n: number, against: number, commonPrefixChars: number, againstChars: number, commonPrefixTokens: number, cachedTokens: number | null, cacheBreak: boolean, firstDivergence: Divergence, 
 /**
@@ -244,6 +265,34 @@ export type ReplayReport = {
  */
 n: number, replayOf: number, model: string, original: JsonValue | null, replay: JsonValue | null, };
 
+export type CallComposition = { n: number, purpose: Purpose, exact: boolean, composition: Composition, missing: Array<MissingPart>, promptTokens: number | null, cachedTokens: number | null, 
+/**
+ * The request's prefix differs from the one before (a prompt cache cannot be reused).
+ */
+cacheBreak: boolean, };
+
+export type Composition = { system: Share, tools: Array<ToolShare>, checkpoint: Share, injected: Share, user: Share, assistant: Share, toolResults: Share, };
+
+export type Share = { chars: number, tokens: number, };
+
+export type ToolShare = { 
+/**
+ * `builtin` (Alisio's own), the MCP server's name, or `agent` (another agent's own tools).
+ */
+server: string, chars: number, tokens: number, };
+
+export type MissingPart = { 
+/**
+ * `system` | `tools` | `params`
+ */
+part: string, 
+/**
+ * An estimate from the tokens the agent recorded for the call, less what is shown.
+ */
+estimatedTokens: number, };
+
+export type RequestSource = "alisio" | "agent-log" | "proxy" | "reconstructed";
+
 export type ImportReport = { imported: Array<ImportedSession>, errors: Array<ImportFailure>, };
 
 export type ImportedSession = { id: string, source: SourceKind, path: string, sourceId: string, title: string, messages: number, toolCalls: number, compactions: number, skipped: Array<Skipped>, };
@@ -284,7 +333,7 @@ export type LintReport = { compaction: number, status: Status, reason: Compactio
  */
 score: number, checked: number, missing: Array<Missing>, };
 
-export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, toolCatalog: Array<CatalogShare>, chars: number, estimatedTokens: number, reconstructed: boolean, };
+export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, toolCatalog: Array<CatalogShare>, chars: number, estimatedTokens: number, reconstructed: boolean, missing: Array<MissingPart>, };
 
 export type FoundServer = { 
 /**

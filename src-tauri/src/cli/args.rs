@@ -169,8 +169,12 @@ pub enum McpCommand {
 pub enum CallsCommand {
     /// Every model call of a session, numbered 1..n in the order sent
     List { session: String },
-    /// The exact request body of call N (rebuilt from the store) and the answer received
+    /// The request body of call N and the answer received: exact (sent by Alisio, logged by the
+    /// agent, captured by `alisio proxy`) or reconstructed, with what it lacks and what it is made of
     Show { session: String, n: usize },
+    /// What every request of a session was made of (system, tools, checkpoint, injected context,
+    /// user, assistant, tool results), call by call, with cache breaks
+    Composition { session: String },
     /// Compare request N with request M (default N-1) in rendering order: system, tools, messages
     Diff {
         session: String,

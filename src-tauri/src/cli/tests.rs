@@ -23,6 +23,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("sessions recover", &["sessions::recover", "sessions::uncertain"]),
     ("calls list", &["calls::list"]),
     ("calls show", &["calls::show"]),
+    ("calls composition", &["calls::compositions"]),
     ("calls diff", &["calls::diff"]),
     ("calls replay", &["calls::replay"]),
     ("import", &["import::paths"]),

@@ -1,6 +1,6 @@
 //! The model-call ledger: every request rebuilt exactly, compared with another, sent again.
 
-use alisio_engine::calls::{self, CallCache, CallDetail, CallDiff, CallSummary, ReplayReport};
+use alisio_engine::calls::{self, CallCache, CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport};
 use alisio_engine::provider::wire::WireItem;
 use alisio_engine::store::ModelCallRecord;
 use serde::{Deserialize, Serialize};
@@ -105,6 +105,14 @@ pub async fn cache_report(app: &App, request: SessionRequest) -> ApiResult<Vec<C
     blocking("the cache report", move || Ok(calls::cache_report(&store, &session)?)).await
 }
 
+/// What each request of the session was made of, with compactions and cache breaks (the
+/// Requests pane's chart; `calls composition`).
+pub async fn compositions(app: &App, request: SessionRequest) -> ApiResult<Vec<CallComposition>> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    blocking("the compositions", move || Ok(calls::compositions(&store, &session)?)).await
+}
+
 /// Exactly what a past request carried, rebuilt from the records it names.
 pub async fn past_request(app: &App, request: LedgerRowRequest) -> ApiResult<PastRequest> {
     let session = app.session(&request.session)?;
@@ -115,6 +123,6 @@ pub async fn past_request(app: &App, request: LedgerRowRequest) -> ApiResult<Pas
         .find(|c| c.id == request.call)
         .ok_or_else(|| ApiError::invalid(format!("no model call {} in this session", request.call)))?;
     // The same rebuild as `calls show` (with the API the call was sent to).
-    let (_, messages, _) = calls::request_messages(&store, &session.id, &call)?;
+    let (_, messages, _) = calls::request_messages(&store, &session.id, session.source, &call)?;
     Ok(PastRequest { call, messages })
 }

@@ -79,6 +79,7 @@ commands! {
     calls_diff => calls::diff(crate::calls::DiffRequest) -> crate::calls::RequestDiff;
     calls_replay => calls::replay(crate::calls::CallRequest) -> alisio_engine::calls::ReplayReport;
     calls_cache_report => calls::cache_report(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallCache>;
+    calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
     calls_past_request => calls::past_request(crate::calls::LedgerRowRequest) -> crate::calls::PastRequest;
     import_paths => import::paths(crate::import::ImportPaths) -> crate::import::ImportOutcome;
     import_sources => import::sources(crate::sessions::Nothing) -> Vec<alisio_engine::import::SourceSummary>;

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::lock;
 use crate::redact::{Redactions, Redactor};
 use crate::store::compactions::{CompactionRecord, RecordDetail};
-use crate::store::{ModelCallRecord, Store};
+use crate::store::{ModelCallRecord, Session, Store};
 use crate::transcript::estimate_tokens;
 
 /// Spans waiting for export at most; past this they are dropped (and counted by the SDK).
@@ -356,7 +356,8 @@ pub fn session_traces(
     redactor: Option<&Redactor>,
 ) -> Result<(Vec<SpanRecord>, Redactions)> {
     // Only what the spans need: message times (not contents), the ledger, the journal, the records.
-    let id = store.resolve_session(session)?.id;
+    let record = store.resolve_session(session)?;
+    let id = record.id.clone();
     let messages: Vec<(i64, bool, SystemTime)> = store
         .message_times(&id, from_seq.unwrap_or(0))?
         .into_iter()
@@ -375,7 +376,7 @@ pub fn session_traces(
         let within = |t: SystemTime| t >= start && until.is_none_or(|u| t < u);
         let mut children = Vec::new();
         for call in model_calls.iter().filter(|c| time(&c.started_at).is_some_and(within)) {
-            children.push(chat_span(store, &id, call, content, redactor, &mut found)?);
+            children.push(chat_span(store, &record, call, content, redactor, &mut found)?);
         }
         for entry in journal.iter().filter(|e| time(&e.requested_at).is_some_and(within)) {
             let begin = entry
@@ -467,14 +468,15 @@ pub fn compaction_traces(
     content: Option<usize>,
 ) -> Result<Vec<SpanRecord>> {
     let redactor = live_redactor()?;
-    let id = store.resolve_session(session)?.id;
+    let session = store.resolve_session(session)?;
+    let id = session.id.clone();
     let model_calls = store.model_calls(&id)?;
     let mut found = Redactions::default();
     let mut traces = Vec::new();
     for record in store.compactions(&id)?.iter().filter(|r| time(&r.created_at).is_some_and(|t| t >= since)) {
         let mut span = compaction_span(record, &model_calls, &id);
         if let Some(call) = checkpoint_facts(record).0.and_then(|cid| model_calls.iter().find(|m| m.id == cid)) {
-            let chat = chat_span(store, &id, call, content, redactor.as_ref(), &mut found)?;
+            let chat = chat_span(store, &session, call, content, redactor.as_ref(), &mut found)?;
             span.end = span.end.max(chat.end);
             span.children.push(chat);
         }
@@ -485,7 +487,7 @@ pub fn compaction_traces(
 
 fn chat_span(
     store: &Store,
-    session: &str,
+    session: &Session,
     call: &ModelCallRecord,
     content: Option<usize>,
     redactor: Option<&Redactor>,
@@ -497,7 +499,7 @@ fn chat_span(
         KeyValue::new("gen_ai.operation.name", "chat"),
         KeyValue::new("gen_ai.provider.name", provider_name(call)),
         KeyValue::new("gen_ai.request.model", call.model.clone()),
-        KeyValue::new("gen_ai.conversation.id", session.to_string()),
+        KeyValue::new("gen_ai.conversation.id", session.id.to_string()),
         KeyValue::new("alisio.call.purpose", call.purpose.as_str()),
     ];
     let mut int = |key: &'static str, value: Option<u64>| {

@@ -78,6 +78,61 @@ pub struct ModelView {
     pub estimated_tokens: u64,
     /// An imported session's view: what that agent would send next, rebuilt from its records.
     pub reconstructed: bool,
+    /// What that agent sends that its records leave out, with estimated sizes.
+    pub missing: Vec<MissingPart>,
+}
+
+/// A part of a request its agent sent but did not record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MissingPart {
+    /// `system` | `tools` | `params`
+    pub part: String,
+    /// An estimate from the tokens the agent recorded for the call, less what is shown.
+    pub estimated_tokens: u64,
+}
+
+/// The options an agent sends beside the conversation (limits, sampling, streaming, reasoning)
+/// come to a few dozen characters.
+const PARAMS_ESTIMATE: u64 = 16;
+
+/// What an agent sent that a request rebuilt from its records lacks: `prompt_tokens` (what the
+/// agent recorded the request cost) less `shown_tokens`, split between the system prompt (when
+/// `source`'s records leave it out too) and the tools; the options are listed too. No part it
+/// sent is estimated at 0.
+pub fn missing_parts(
+    source: SourceKind,
+    prompt_tokens: Option<u64>,
+    shown_tokens: u64,
+    system_shown: bool,
+) -> Vec<MissingPart> {
+    let unshown = prompt_tokens.map_or(0, |t| t.saturating_sub(shown_tokens)).max(2);
+    let part = |part: &str, estimated_tokens: u64| MissingPart {
+        part: part.into(),
+        estimated_tokens: estimated_tokens.max(1),
+    };
+    let mut missing = Vec::new();
+    if system_shown {
+        missing.push(part("tools", unshown));
+    } else {
+        let system = unshown * system_share(source) / 100;
+        missing.push(part("system", system));
+        missing.push(part("tools", unshown - system));
+    }
+    missing.push(part("params", PARAMS_ESTIMATE));
+    missing
+}
+
+/// Of what an agent's records leave out, the share (percent) its system prompt takes beside its
+/// tools, as measured on the requests the real CLIs sent (../corpus/requests): OpenCode ≈ 9.5k
+/// system and ≈ 28k tool characters, Codex ≈ 17.7k and ≈ 18.7k, Claude Code ≈ 7.5k and ≈ 32k.
+fn system_share(source: SourceKind) -> u64 {
+    match source {
+        SourceKind::Codex => 49,
+        SourceKind::ClaudeCode => 19,
+        _ => 25,
+    }
 }
 
 /// The tool catalog's characters per source as the request carries it: the built-in tools (with
@@ -133,6 +188,7 @@ pub fn model_view(
         tool_catalog_chars: prepared.tool_catalog_chars,
         messages: prepared.wire,
         reconstructed: false,
+        missing: Vec::new(),
     })
 }
 
@@ -154,6 +210,7 @@ pub struct ModelViewPage {
     pub chars: u64,
     pub estimated_tokens: u64,
     pub reconstructed: bool,
+    pub missing: Vec<MissingPart>,
 }
 
 pub fn model_view_page(
@@ -165,10 +222,12 @@ pub fn model_view_page(
     mcp: &[McpTool],
     window: Option<u64>,
 ) -> Result<ModelViewPage> {
+    let mut recorded = None;
     let (api, model, system, catalog_chars, shares) = match record.source {
         Some(source) => {
-            let (api, model, system) = imported_request_shape(store, &record.id, source)?;
-            (api, model, system, 0, Vec::new())
+            let shape = imported_request_shape(store, &record.id, source)?;
+            recorded = Some((source, shape.prompt_tokens, shape.has_system));
+            (shape.api, shape.model, shape.system, 0, Vec::new())
         }
         None => {
             let api = config.provider.api;
@@ -202,33 +261,55 @@ pub fn model_view_page(
         estimated_tokens: estimate_tokens(chars + catalog_chars),
         chars,
         reconstructed: record.source.is_some(),
+        missing: recorded
+            .map(|(source, tokens, shown)| missing_parts(source, tokens, estimate_tokens(chars), shown))
+            .unwrap_or_default(),
     })
 }
 
 /// The next request of an imported session: the source's system prompt (when it recorded one)
-/// and its live messages, in the shape of the API that agent speaks; its tools are not recorded.
+/// and its live messages, in the shape of the API that agent speaks; what its records leave out
+/// (tools, often the system prompt, the options) is listed as missing.
 fn imported_view(store: &Store, session: &str, source: SourceKind, live: Vec<Message>) -> Result<ModelView> {
-    let (api, model, system) = imported_request_shape(store, session, source)?;
-    let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
+    let shape = imported_request_shape(store, session, source)?;
+    let chars = shape.system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
     Ok(ModelView {
         session: session.to_string(),
-        api,
-        model,
-        messages: wire_messages(api, &system, live),
+        api: shape.api,
+        model: shape.model,
+        messages: wire_messages(shape.api, &shape.system, live),
         tool_catalog_chars: 0,
         tool_catalog: Vec::new(),
         chars,
         estimated_tokens: estimate_tokens(chars),
         reconstructed: true,
+        missing: missing_parts(source, shape.prompt_tokens, estimate_tokens(chars), shape.has_system),
     })
 }
 
-/// The API, model and system prompt of an imported session's requests: the shape its agent
-/// speaks, the model of its newest call, the system prompt the source recorded ("" if none).
-fn imported_request_shape(store: &Store, session: &str, source: SourceKind) -> Result<(Api, String, String)> {
-    let api = source.api();
-    let model = store.model_calls(session)?.into_iter().rev().map(|c| c.model).find(|m| !m.is_empty());
-    Ok((api, model.unwrap_or_default(), store.imported_system_prompt(session)?))
+/// How an imported session's requests are sent, as far as its records tell.
+struct ImportedShape {
+    api: Api,
+    /// The model of its newest call.
+    model: String,
+    /// The system prompt its requests carry ("" when the agent did not record it; Codex records
+    /// base instructions longer than the developer message it sends them as).
+    system: String,
+    has_system: bool,
+    /// The prompt tokens its newest call reported.
+    prompt_tokens: Option<u64>,
+}
+
+fn imported_request_shape(store: &Store, session: &str, source: SourceKind) -> Result<ImportedShape> {
+    let calls = store.model_calls(session)?;
+    let model = calls.iter().rev().map(|c| c.model.clone()).find(|m| !m.is_empty());
+    let prompt_tokens = calls.iter().rev().find_map(|c| c.prompt_tokens);
+    let system = match source {
+        SourceKind::Codex => String::new(),
+        _ => store.imported_system_prompt(session)?,
+    };
+    let has_system = !system.is_empty();
+    Ok(ImportedShape { api: source.api(), model: model.unwrap_or_default(), system, has_system, prompt_tokens })
 }
 
 /// What a stored message is, so no reader has to guess it from its text.

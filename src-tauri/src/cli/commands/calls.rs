@@ -11,6 +11,9 @@ pub async fn command(app: &App, out: Output, command: CallsCommand) -> ApiResult
     match command {
         CallsCommand::List { session } => out.show(&calls::list(app, SessionRequest::new(session)).await?),
         CallsCommand::Show { session, n } => out.show(&calls::show(app, CallRequest { session, n }).await?),
+        CallsCommand::Composition { session } => {
+            out.show(&calls::compositions(app, SessionRequest::new(session)).await?)
+        }
         CallsCommand::Diff { session, n, against } => {
             out.show(&calls::diff(app, DiffRequest { session, n, against }).await?.diff)
         }

@@ -1,6 +1,6 @@
 //! The ledger as text: calls, one request, a diff, a replay.
 
-use alisio_engine::calls::{CallDetail, CallDiff, CallSummary, ReplayReport};
+use alisio_engine::calls::{CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport};
 
 use crate::cli::output::Human;
 
@@ -10,9 +10,10 @@ impl Human for Vec<CallSummary> {
         for c in calls {
             let opt = |v: Option<u64>| v.map_or("–".to_string(), |v| v.to_string());
             println!(
-                "{:>3}  {:<13} {}  {} chars  prompt {}  cached {}  completion {}  ttft {} ms  {}{}",
+                "{:>3}  {:<13} {:<13} {}  {} chars  prompt {}  cached {}  completion {}  ttft {} ms  {}{}",
                 c.n,
                 c.purpose,
+                c.request_source,
                 c.started_at,
                 c.request_chars,
                 opt(c.prompt_tokens),
@@ -29,11 +30,52 @@ impl Human for Vec<CallSummary> {
 impl Human for CallDetail {
     fn print(&self) {
         let detail = self;
-        println!("call {} ({})", detail.n, detail.purpose);
+        let how = if detail.exact { "exact" } else { "reconstructed" };
+        println!("call {} ({}; {how}, from {})", detail.n, detail.purpose, detail.request_source);
+        for part in &detail.missing {
+            println!("  not recorded by the agent: {} (≈ {} tokens)", part.part, part.estimated_tokens);
+        }
+        for part in &detail.omitted {
+            println!("  left out of its log: {part}");
+        }
+        let c = &detail.composition;
+        let tools: u64 = c.tools.iter().map(|t| t.tokens).sum();
+        println!(
+            "  made of (≈ tokens): system {}  tools {tools}  checkpoint {}  injected {}  user {}  assistant {}  tool results {}",
+            c.system.tokens, c.checkpoint.tokens, c.injected.tokens, c.user.tokens, c.assistant.tokens, c.tool_results.tokens
+        );
         println!("request:\n{}", serde_json::to_string_pretty(&detail.request).unwrap_or_default());
         match &detail.response {
             Some(response) => println!("response:\n{}", serde_json::to_string_pretty(response).unwrap_or_default()),
             None => println!("response: (none recorded)"),
+        }
+    }
+}
+
+impl Human for Vec<CallComposition> {
+    fn print(&self) {
+        println!(
+            "  n  purpose       source         system   tools  checkp.  inject.    user  assist.  results  (≈ tokens)"
+        );
+        for c in self {
+            let p = &c.composition;
+            let tools: u64 = p.tools.iter().map(|t| t.tokens).sum();
+            let unrecorded: u64 = c.missing.iter().map(|m| m.estimated_tokens).sum();
+            println!(
+                "{:>3}  {:<13} {:<13} {:>7} {:>7} {:>8} {:>8} {:>7} {:>8} {:>8}{}{}",
+                c.n,
+                c.purpose,
+                if c.exact { "exact" } else { "reconstructed" },
+                p.system.tokens,
+                tools,
+                p.checkpoint.tokens,
+                p.injected.tokens,
+                p.user.tokens,
+                p.assistant.tokens,
+                p.tool_results.tokens,
+                if unrecorded > 0 { format!("  + ≈ {unrecorded} not recorded") } else { String::new() },
+                if c.cache_break { "  (cache break)" } else { "" }
+            );
         }
     }
 }

@@ -336,7 +336,7 @@ impl Engine {
     /// records it as a `replay` call; the transcript is not touched, so no claim is needed.
     pub async fn replay_call(&self, session: &Session, n: usize, cancel: &CancellationToken) -> Result<ReplayReport> {
         let (id, original) = calls::call(&self.store, session, n)?;
-        let (body, original_response) = calls::request_body(&self.store, &id, &original)?;
+        let (body, original_response) = calls::request_body(&self.store, session, &original)?;
         let (system, _) = self.store.model_call_payload(original.id)?;
         let (call_id, mut completion) = self.model.replay(&self.store, &id, &original, &system, body, cancel).await?;
         self.secrets.redact_in_place(&mut completion.text);

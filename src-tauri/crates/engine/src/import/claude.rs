@@ -7,10 +7,11 @@ use serde_json::{json, Map, Value};
 
 use super::sink::{title_of, Record, Sink, Usage};
 use super::{str_at, Skip};
+use crate::calls::claude_log as claude_requests;
 use crate::error::Result;
 use crate::events::CompactionReason;
-use crate::store::{Purpose, WireApi};
-use crate::transcript::{Role, ToolCall};
+use crate::store::{Purpose, RequestSource, WireApi};
+use crate::transcript::{estimate_tokens, Role, ToolCall};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,18 +25,32 @@ pub struct Claude {
     /// The file is a sub-agent's own transcript: its sidechain records are its thread.
     #[serde(skip)]
     pub own_sidechain: bool,
+    /// An `api-request` whose answer has not arrived yet.
+    #[serde(default)]
+    pending_request: Option<Value>,
+    /// The newest logged request of each chain (`querySource`) and its ledger row: what the next
+    /// request's `base` names and keeps a prefix of.
+    #[serde(default)]
+    chains: std::collections::BTreeMap<String, (String, i64)>,
+    /// Estimated tokens of the system prompt and tools of the newest logged request shape.
+    #[serde(default)]
+    shape_tokens: Option<(u64, u64)>,
+    /// The model of the newest logged request.
+    #[serde(default)]
+    model: String,
+    /// The reconstructed row of a compaction whose summary record has not arrived yet.
+    #[serde(default)]
+    summary_call: Option<i64>,
 }
 
 /// Record types that are bookkeeping, not transcript: the request log, queue, cost and mode.
-const BOOKKEEPING: [&str; 10] = [
+const BOOKKEEPING: [&str; 8] = [
     "queue-operation",
     "last-prompt",
     "cost-state",
     "tools-used",
     "mode",
     "atis-latch",
-    "api-request",
-    "api-request-blob",
     "summary",
     "file-history-snapshot",
 ];
@@ -57,6 +72,31 @@ impl Claude {
                 if !texts.is_empty() {
                     sink.set_system_prompt(&texts.join("\n\n"))?;
                 }
+                match (str_at(record, "/shapeHash"), record.get("shape")) {
+                    (Some(hash), Some(shape)) => {
+                        let tokens = |key: &str| {
+                            estimate_tokens(shape.get(key).map_or(0, |v| v.to_string().chars().count() as u64))
+                        };
+                        self.shape_tokens = Some((tokens("system"), tokens("tools")));
+                        sink.part(hash, "shape", shape)?;
+                        Skip::No
+                    }
+                    _ => Skip::Yes("an api-request-shape without shapeHash or shape".into()),
+                }
+            }
+            "api-request-blob" => match (str_at(record, "/hash"), record.get("message")) {
+                (Some(hash), Some(message)) => {
+                    sink.part(hash, "message", message)?;
+                    Skip::No
+                }
+                _ => Skip::Yes("an api-request-blob without hash or message".into()),
+            },
+            "api-request" => {
+                // A request still waiting for its answer had none: it is a ledger row of its own.
+                if let Some(earlier) = self.pending_request.take() {
+                    self.record_call(sink, &earlier, None)?;
+                }
+                self.pending_request = Some(record.clone());
                 Skip::No
             }
             _ if BOOKKEEPING.contains(&kind) => Skip::No,
@@ -88,6 +128,7 @@ impl Claude {
         let Some(content) = record.pointer("/message/content") else {
             return Ok(Skip::Yes("a user record without message.content".into()));
         };
+        self.keep_parts(sink, record)?;
         let is_meta = record.get("isMeta").and_then(Value::as_bool) == Some(true);
         if record.get("isCompactSummary").and_then(Value::as_bool) == Some(true) && !sidechain {
             let text = text_of(content);
@@ -99,7 +140,10 @@ impl Claude {
                 "summarizedTurnPromptUuids",
                 record.get("summarizedTurnPromptUuids").cloned().unwrap_or_default(),
             );
-            sink.checkpoint(id, out, true)?;
+            let seq = sink.checkpoint(id, out, true)?;
+            if let Some(call) = self.summary_call.take() {
+                sink.answered(call, seq)?;
+            }
             return Ok(Skip::No);
         }
         match content {
@@ -158,6 +202,7 @@ impl Claude {
         let Some(message) = record.get("message").filter(|m| m.is_object()) else {
             return Ok(Skip::Yes("an assistant record without message".into()));
         };
+        self.keep_parts(sink, record)?;
         let request = sink.state.snapshot();
         let mut texts = Vec::new();
         let mut calls = Vec::new();
@@ -187,23 +232,85 @@ impl Claude {
             let input = usage["input_tokens"].as_u64();
             let read = usage["cache_read_input_tokens"].as_u64();
             let created = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
-            sink.model_call(
-                &request,
-                Usage {
-                    purpose: Purpose::Turn,
-                    api: WireApi::Messages,
-                    model,
-                    prompt_tokens: input.map(|i| i + read.unwrap_or(0) + created),
-                    cached_tokens: read,
-                    completion_tokens: usage["output_tokens"].as_u64(),
-                    finish_reason: message["stop_reason"].as_str().map(str::to_string),
-                    response_seq: Some(seq),
-                    started_at: at.to_string(),
-                    ..Usage::new(Purpose::Turn, WireApi::Messages)
-                },
-            )?;
+            let answer = Usage {
+                model,
+                prompt_tokens: input.map(|i| i + read.unwrap_or(0) + created),
+                cached_tokens: read,
+                completion_tokens: usage["output_tokens"].as_u64(),
+                finish_reason: message["stop_reason"].as_str().map(str::to_string),
+                response_seq: Some(seq),
+                started_at: at.to_string(),
+                ..Usage::new(Purpose::Turn, WireApi::Messages)
+            };
+            match self.pending_request.take() {
+                Some(request_record) => self.record_call(sink, &request_record, Some(answer))?,
+                None => {
+                    sink.model_call(&request, answer)?;
+                }
+            }
         }
         Ok(Skip::No)
+    }
+
+    /// The parts a transcript record's message stands for in the request log.
+    fn keep_parts(&self, sink: &mut Sink<'_, '_>, record: &Value) -> Result<()> {
+        if let Some(message) = record.get("message") {
+            for (hash, part) in claude_requests::transcript_parts(message) {
+                sink.part(&hash, "message", &part)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A ledger row for an `api-request` the agent logged: its exact request by reference, and
+    /// the answer when one arrived.
+    fn record_call(&mut self, sink: &mut Sink<'_, '_>, request: &Value, answer: Option<Usage>) -> Result<()> {
+        let source = str_at(request, "/querySource").unwrap_or_default().to_string();
+        let purpose = claude_requests::purpose(&source);
+        // The request it builds on (`base`): the newest of its chain, or of any chain.
+        let base = str_at(request, "/base");
+        let previous = base.and_then(|base| {
+            let mut chains = self.chains.get(&source).into_iter().chain(self.chains.values());
+            chains.find(|(id, _)| id == base).map(|(_, row)| *row)
+        });
+        if let Some(model) = str_at(request, "/params/model") {
+            self.model = model.to_string();
+        }
+        let at = str_at(request, "/timestamp").unwrap_or_default().to_string();
+        let mut usage =
+            answer.unwrap_or_else(|| Usage { started_at: at.clone(), ..Usage::new(purpose, WireApi::Messages) });
+        if usage.model.is_empty() {
+            usage.model = str_at(request, "/params/model").unwrap_or_default().to_string();
+        }
+        usage.purpose = purpose;
+        usage.started_at = if at.is_empty() { usage.started_at } else { at };
+        usage.request_source = RequestSource::AgentLog;
+        usage.request_ref = Some(claude_requests::reference(request, previous));
+        let snapshot = sink.state.snapshot();
+        let row = sink.model_call(&snapshot, usage)?;
+        let id = str_at(request, "/id").unwrap_or_default().to_string();
+        self.chains.insert(source, (id, row));
+        Ok(())
+    }
+
+    /// The call that wrote a compaction's summary: Claude Code does not log it, so its row is
+    /// rebuilt from the conversation it summarized, its system prompt and tools estimated from
+    /// the newest logged request and the instructions it appended said to be left out.
+    fn summary_call(&mut self, sink: &mut Sink<'_, '_>, at: &str) -> Result<i64> {
+        let mut reference = Map::new();
+        if let Some((system, tools)) = self.shape_tokens {
+            reference.insert("estimates".into(), json!({"system": system, "tools": tools}));
+        }
+        reference
+            .insert("omitted".into(), json!(["the summarizer's instructions (Claude Code does not log this call)"]));
+        let usage = Usage {
+            model: self.model.clone(),
+            started_at: at.to_string(),
+            request_ref: Some(Value::Object(reference)),
+            ..Usage::new(Purpose::Compaction, WireApi::Messages)
+        };
+        let snapshot = sink.state.snapshot();
+        sink.model_call(&snapshot, usage)
     }
 
     fn attachment(
@@ -265,7 +372,9 @@ impl Claude {
                     fields.insert(key.to_string(), v.clone());
                 }
             }
-            self.boundary = Some(sink.compaction(reason, &keep, None, fields, at)?);
+            let call = self.summary_call(sink, at)?;
+            self.summary_call = Some(call);
+            self.boundary = Some(sink.compaction(reason, &keep, Some(call), fields, at)?);
             return Ok(Skip::No);
         }
         // Local command output and notices: shown, but not what the model reads.

@@ -6,6 +6,7 @@
 //! large rollout never sits in memory.
 
 mod claude;
+
 mod codex;
 mod opencode;
 mod sink;

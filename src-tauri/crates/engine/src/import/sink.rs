@@ -191,6 +191,16 @@ impl Sink<'_, '_> {
         )
     }
 
+    /// Names message `seq` as the answer of ledger row `call`.
+    pub fn answered(&self, call: i64, seq: i64) -> Result<()> {
+        imported::set_response_seq(self.tx, call, seq)
+    }
+
+    /// Keeps a part the agent's request log refers to by hash.
+    pub fn part(&self, hash: &str, kind: &str, body: &Value) -> Result<()> {
+        imported::put_part(self.tx, self.session, hash, kind, body)
+    }
+
     pub fn set_title(&self, title: &str) -> Result<()> {
         imported::set_title(self.tx, self.session, title)
     }

@@ -374,6 +374,27 @@ pub fn applied_when_created(tx: &Tx<'_>, id: i64) -> Result<()> {
 }
 
 impl Store {
+    /// Texts compactions put into a session's requests: checkpoints, and the context plugins
+    /// had them add (`inject_context`).
+    pub fn compaction_texts(
+        &self,
+        session: &str,
+    ) -> Result<(std::collections::HashSet<String>, std::collections::HashSet<String>)> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT content FROM messages WHERE session_id = ?1 AND created_by IS NOT NULL AND summary = 1",
+            )?;
+            let checkpoints = stmt.query_map([session], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<_>>()?;
+            let mut stmt = conn.prepare_cached("SELECT inject_context FROM compactions WHERE session_id = ?1")?;
+            let mut injected = std::collections::HashSet::new();
+            for texts in stmt.query_map([session], |r| r.get::<_, Option<String>>(0))? {
+                let texts: Vec<String> = texts?.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+                injected.extend(texts);
+            }
+            Ok((checkpoints, injected))
+        })
+    }
+
     pub fn compactions(&self, session: &str) -> Result<Vec<CompactionRecord>> {
         self.read(|conn| {
             let mut stmt =

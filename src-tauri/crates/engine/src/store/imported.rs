@@ -5,7 +5,7 @@
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
-use super::{Purpose, SessionId, SourceKind, Store, Tx, WireApi};
+use super::{Purpose, RequestSource, SessionId, SourceKind, Store, Tx, WireApi};
 use crate::error::Result;
 use crate::transcript::{Role, ToolCall};
 
@@ -52,6 +52,10 @@ pub struct Usage {
     pub response_seq: Option<i64>,
     pub response: Option<Value>,
     pub started_at: String,
+    /// Where the request body comes from (default: rebuilt from the records).
+    pub request_source: RequestSource,
+    /// What the agent recorded of the request (see `RequestSource::AgentLog`).
+    pub request_ref: Option<Value>,
 }
 
 impl Usage {
@@ -70,6 +74,8 @@ impl Usage {
             response_seq: None,
             response: None,
             started_at: String::new(),
+            request_source: RequestSource::Reconstructed,
+            request_ref: None,
         }
     }
 }
@@ -178,8 +184,9 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
     let mut stmt = tx.conn().prepare_cached(
         "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
              tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
-             completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at)
-         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+             completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at,
+             request_source, request_ref)
+         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;
     stmt.execute(params![
         session,
@@ -199,11 +206,28 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
         usage.response_seq,
         usage.response.as_ref().map(Value::to_string),
         usage.started_at,
+        usage.request_source,
+        usage.request_ref.as_ref().map(Value::to_string),
     ])?;
     Ok(tx.conn().last_insert_rowid())
 }
 
 pub use super::sessions::set_title;
+
+/// Names message `seq` as the answer of ledger row `call`.
+pub fn set_response_seq(tx: &Tx<'_>, call: i64, seq: i64) -> Result<()> {
+    tx.conn().execute("UPDATE model_calls SET response_seq = ?2 WHERE id = ?1", params![call, seq])?;
+    Ok(())
+}
+
+/// Stores a part an agent's request log refers to by hash (once; a second copy is the same part).
+pub fn put_part(tx: &Tx<'_>, session: &str, hash: &str, kind: &str, body: &Value) -> Result<()> {
+    tx.conn().execute(
+        "INSERT OR IGNORE INTO request_parts (session_id, hash, kind, body) VALUES (?1, ?2, ?3, ?4)",
+        params![session, hash, kind, body.to_string()],
+    )?;
+    Ok(())
+}
 
 /// Links the compaction that message `seq` belongs to with the call that summarized it.
 pub fn link_summary_call(tx: &Tx<'_>, session: &str, call: i64, seq: i64) -> Result<()> {
@@ -316,7 +340,7 @@ pub fn supersede(tx: &Tx<'_>, session: &str) -> Result<SessionId> {
          FROM sessions WHERE id = ?1",
         params![session, archive, now],
     )?;
-    for table in ["messages", "compactions", "model_calls", "tool_calls", "events"] {
+    for table in ["messages", "compactions", "model_calls", "tool_calls", "events", "request_parts"] {
         conn.execute(&format!("UPDATE {table} SET session_id = ?2 WHERE session_id = ?1"), params![session, archive])?;
     }
     conn.execute("UPDATE sessions SET source_cursor = NULL WHERE id = ?1", [session])?;

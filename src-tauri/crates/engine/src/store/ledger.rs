@@ -1,7 +1,7 @@
 //! The model-call ledger (one row per request, with the records that formed it and what the server
 //! reported) and the per-session event log.
 
-use rusqlite::{params, Row};
+use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::sessions::SourceKind;
@@ -23,6 +23,8 @@ pub enum Purpose {
     Replay,
     /// A question about a checkpoint (`alisio compact --probe`); never part of the transcript.
     Probe,
+    /// A call an imported agent made beside its turns (a title, a classification, a check).
+    Side,
 }
 
 impl Purpose {
@@ -54,6 +56,29 @@ impl From<Api> for WireApi {
     }
 }
 
+/// Where a ledger row's request body comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString, strum::Display)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum RequestSource {
+    /// Sent by Alisio itself.
+    Alisio,
+    /// The agent recorded the request it sent (Claude Code's `api-request` records).
+    AgentLog,
+    /// Captured on the wire by `alisio proxy`.
+    Proxy,
+    /// Rebuilt from the session's records; what the agent did not record is listed as missing.
+    Reconstructed,
+}
+
+impl RequestSource {
+    /// Whether the body shown is the one that was sent.
+    pub fn exact(self) -> bool {
+        self != RequestSource::Reconstructed
+    }
+}
+
 /// A text column that holds one of an enum's names: written as the name, read back strictly (a
 /// name the engine does not know is an error, never a silent default).
 macro_rules! text_column {
@@ -74,7 +99,7 @@ macro_rules! text_column {
     )*};
 }
 
-text_column!(Purpose, WireApi, SourceKind);
+text_column!(Purpose, WireApi, SourceKind, RequestSource);
 
 /// What is known about a request before it is sent.
 #[derive(Debug, Clone)]
@@ -133,6 +158,12 @@ pub struct ModelCallRecord {
     pub error: Option<String>,
     pub response_seq: Option<i64>,
     pub started_at: String,
+    /// Where its request body comes from.
+    pub request_source: RequestSource,
+}
+
+fn params_say_reconstructed(params: rusqlite::types::ValueRef<'_>) -> bool {
+    params.as_str().is_ok_and(|p| p.contains("\"reconstructed\":true"))
 }
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
@@ -161,6 +192,12 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
         error: row.get(16)?,
         response_seq: row.get(17)?,
         started_at: row.get(18)?,
+        request_source: match row.get::<_, Option<RequestSource>>(19)? {
+            Some(source) => source,
+            // Rows from before sources were recorded: Alisio's own, or rebuilt from an import.
+            None if params_say_reconstructed(row.get_ref(5)?) => RequestSource::Reconstructed,
+            None => RequestSource::Alisio,
+        },
     })
 }
 
@@ -169,8 +206,8 @@ impl Store {
         self.write(|tx| {
             tx.conn().execute(
                 "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
-                     tool_catalog_chars, request_chars, estimated_tokens, started_at, tools)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                     tool_catalog_chars, request_chars, estimated_tokens, started_at, tools, request_source)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'alisio')",
                 params![
                     call.session,
                     call.purpose,
@@ -219,7 +256,7 @@ impl Store {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
                         prompt_tokens, cached_tokens, completion_tokens, prompt_ms, ttft_ms, duration_ms, finish_reason,
-                        error, response_seq, started_at
+                        error, response_seq, started_at, request_source
                  FROM model_calls WHERE session_id = ?1 ORDER BY id",
             )?;
             let rows = stmt.query_map([session], record_from_row)?;
@@ -235,6 +272,29 @@ impl Store {
                     Ok((r.get(0)?, r.get(1)?))
                 })?;
             Ok((system, response.and_then(|r| serde_json::from_str(&r).ok())))
+        })
+    }
+
+    /// What an agent recorded of a call's request, or the body a proxy captured (`request_ref`).
+    pub fn model_call_request_ref(&self, id: i64) -> Result<Option<serde_json::Value>> {
+        self.read(|conn| {
+            let text: Option<String> =
+                conn.query_row("SELECT request_ref FROM model_calls WHERE id = ?1", [id], |r| r.get(0))?;
+            Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+        })
+    }
+
+    /// Parts of a session's agent request log, by hash (`None` for one never recorded).
+    pub fn request_parts(&self, session: &str, hashes: &[&str]) -> Result<Vec<Option<serde_json::Value>>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached("SELECT body FROM request_parts WHERE session_id = ?1 AND hash = ?2")?;
+            hashes
+                .iter()
+                .map(|hash| {
+                    let body: Option<String> = stmt.query_row(params![session, hash], |r| r.get(0)).optional()?;
+                    Ok(body.and_then(|b| serde_json::from_str(&b).ok()))
+                })
+                .collect()
         })
     }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
 pub use journal::{JournalEntry, JournalState};
-pub use ledger::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, WireApi};
+pub use ledger::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, RequestSource, WireApi};
 pub use sessions::{Session, SessionId, SessionSummary, SourceKind};
 
 use crate::error::{Error, Result};

@@ -4,17 +4,22 @@
 //! server renders them — system, tools, messages — with the first divergence and whether it breaks
 //! a prefix cache.
 
+pub mod claude_log;
+pub mod composition;
+#[cfg(test)]
+mod corpus_tests;
+pub mod rebuild;
+
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{Api, ProviderConfig, ProviderFile};
+pub use composition::{Composition, Share, ToolShare};
+pub use rebuild::{messages as request_messages, Rebuilder, Rebuilt};
+
 use crate::error::{Error, Result};
-use crate::provider::wire::WireItem;
-use crate::provider::{build_body, wire_messages, RequestOptions};
-use crate::store::{ModelCallRecord, Purpose, Session, Store, WireApi};
-use crate::tools::{catalog, catalog_json};
+use crate::store::{ModelCallRecord, Purpose, RequestSource, Session, Store};
 use crate::transcript::estimate_tokens;
-use crate::view::expand_ranges;
+use crate::view::MissingPart;
 
 /// One line of `calls list`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,6 +37,9 @@ pub struct CallSummary {
     pub duration_ms: Option<u64>,
     pub finish_reason: Option<String>,
     pub error: Option<String>,
+    pub request_source: RequestSource,
+    /// The body shown is the one that was sent (`requestSource` other than `reconstructed`).
+    pub exact: bool,
 }
 
 /// `calls show`: the request as sent and the answer as received.
@@ -43,6 +51,14 @@ pub struct CallDetail {
     pub purpose: Purpose,
     pub request: Value,
     pub response: Option<Value>,
+    pub request_source: RequestSource,
+    pub exact: bool,
+    /// Parts the agent sent but did not record (a reconstructed request), with estimated sizes.
+    pub missing: Vec<MissingPart>,
+    /// What an exact body from an agent's own log leaves out (Claude Code: `metadata`, `stream`,
+    /// the billing-header line).
+    pub omitted: Vec<String>,
+    pub composition: Composition,
 }
 
 /// `calls diff`: how request `n` compares with request `against`.
@@ -224,82 +240,16 @@ pub fn list(store: &Store, record: &Session) -> Result<Vec<CallSummary>> {
             duration_ms: c.duration_ms,
             finish_reason: c.finish_reason,
             error: c.error,
+            request_source: c.request_source,
+            exact: c.request_source.exact(),
         })
         .collect())
 }
 
-/// The exact body of a past request, rebuilt from the stored records that formed it.
-pub fn request_body(store: &Store, session: &str, call: &ModelCallRecord) -> Result<(Value, Option<Value>)> {
-    let (api, wire, response) = request_messages(store, session, call)?;
-    let params = &call.params;
-    let provider = ProviderConfig::from(ProviderFile {
-        api,
-        model: call.model.clone(),
-        stream: params.get("stream").and_then(Value::as_bool).unwrap_or(false),
-        ..ProviderFile::default()
-    });
-    let options = RequestOptions {
-        max_tokens: params.get("maxTokens").and_then(Value::as_u64).unwrap_or(0) as u32,
-        tool_choice_none: params.get("toolChoice").and_then(Value::as_str) == Some("none"),
-    };
-    // An imported call's tools were not recorded by its agent: none are rebuilt.
-    let tools = if is_reconstructed(call) {
-        Value::Array(Vec::new())
-    } else {
-        // MCP tools offered with the built-ins were recorded with the call.
-        store.model_call_tools(call.id)?.unwrap_or_else(|| catalog_json(api, &catalog()))
-    };
-    Ok((build_body(&provider, &wire, &tools, options), response))
-}
-
-/// The answer of an imported call, from the message its agent stored for it, in the shape of
-/// the answers Alisio records itself.
-fn imported_response(store: &Store, session: &str, call: &ModelCallRecord) -> Result<Option<Value>> {
-    let Some(seq) = call.response_seq else { return Ok(None) };
-    let Some(message) = store.messages_by_seq(session, &[seq])?.pop() else { return Ok(None) };
-    Ok(Some(serde_json::json!({
-        "text": message.content,
-        "toolCalls": message.tool_calls,
-        "finishReason": call.finish_reason,
-        "usage": {
-            "promptTokens": call.prompt_tokens,
-            "cachedTokens": call.cached_tokens,
-            "completionTokens": call.completion_tokens,
-        },
-        "durationMs": call.duration_ms,
-    })))
-}
-
-/// A call read from another agent's records (its request is rebuilt from them, not stored).
-fn is_reconstructed(call: &ModelCallRecord) -> bool {
-    call.params.get("reconstructed").and_then(Value::as_bool) == Some(true)
-}
-
-/// The conversation part of a past request (system prompt, the stored records it was formed
-/// from, and any appended request), with the API it was sent to and the answer received.
-pub fn request_messages(
-    store: &Store,
-    session: &str,
-    call: &ModelCallRecord,
-) -> Result<(Api, Vec<WireItem>, Option<Value>)> {
-    let api = match call.api {
-        WireApi::Responses => Api::Responses,
-        WireApi::Chat | WireApi::Messages => Api::Chat,
-    };
-    let (mut system, mut response) = store.model_call_payload(call.id)?;
-    if is_reconstructed(call) {
-        system = store.imported_system_prompt(session)?;
-        if response.is_none() {
-            response = imported_response(store, session, call)?;
-        }
-    }
-    let mut messages = store.messages_by_seq(session, &expand_ranges(&call.message_ranges))?;
-    messages.sort_by_key(|m| (m.anchor, m.seq));
-    let mut wire = wire_messages(api, &system, messages);
-    if let Some(text) = call.params.get("appendedUserMessage").and_then(Value::as_str) {
-        wire.push(WireItem::Text { role: "user", content: text.to_string() });
-    }
-    Ok((api, wire, response))
+/// The body of a past request and the answer received (see [`Rebuilder`] for how each is known).
+pub fn request_body(store: &Store, record: &Session, call: &ModelCallRecord) -> Result<(Value, Option<Value>)> {
+    let rebuilt = Rebuilder::new(store, &record.id, record.source).rebuild(call)?;
+    Ok((rebuilt.body, rebuilt.response))
 }
 
 /// Call `n` of a session (`1..n` in the order sent), with the session's full id.
@@ -325,8 +275,63 @@ pub struct ReplayReport {
 pub fn show(store: &Store, record: &Session, n: usize) -> Result<CallDetail> {
     let (id, calls) = calls_of(store, record)?;
     let call = nth(&calls, n, &id)?;
-    let (request, response) = request_body(store, &id, &call)?;
-    Ok(CallDetail { n, purpose: call.purpose, request, response })
+    let mut rebuilder = Rebuilder::new(store, &id, record.source);
+    let rebuilt = rebuilder.rebuild(&call)?;
+    let composition = rebuilder.composition(&rebuilt)?;
+    Ok(CallDetail {
+        n,
+        purpose: call.purpose,
+        exact: rebuilt.source.exact(),
+        request_source: rebuilt.source,
+        missing: rebuilt.missing,
+        omitted: rebuilt.omitted,
+        request: rebuilt.body,
+        response: rebuilt.response,
+        composition,
+    })
+}
+
+/// One call's composition for the Requests pane's chart: what its request was made of, what its
+/// agent left out, and whether a compaction or a cache break came with it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CallComposition {
+    pub n: usize,
+    pub purpose: Purpose,
+    pub exact: bool,
+    pub composition: Composition,
+    pub missing: Vec<MissingPart>,
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    /// The request's prefix differs from the one before (a prompt cache cannot be reused).
+    pub cache_break: bool,
+}
+
+/// The composition of every request of a session, in the order sent (each rebuilt once).
+pub fn compositions(store: &Store, record: &Session) -> Result<Vec<CallComposition>> {
+    let (id, calls) = calls_of(store, record)?;
+    let mut rebuilder = Rebuilder::new(store, &id, record.source);
+    let mut previous: Option<Rendered> = None;
+    let mut out = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        let rebuilt = rebuilder.rebuild(call)?;
+        let composition = rebuilder.composition(&rebuilt)?;
+        let rendered = render(&rebuilt.body);
+        let cache_break = previous.as_ref().is_some_and(|old| shared_prefix(old, &rendered).1.is_some());
+        out.push(CallComposition {
+            n: i + 1,
+            purpose: call.purpose,
+            exact: rebuilt.source.exact(),
+            composition,
+            missing: rebuilt.missing,
+            prompt_tokens: call.prompt_tokens,
+            cached_tokens: call.cached_tokens,
+            cache_break,
+        });
+        previous = Some(rendered);
+    }
+    Ok(out)
 }
 
 /// A request split the way a server renders it: system, tools, messages; the rest are params.
@@ -335,20 +340,53 @@ struct Rendered {
     params: serde_json::Map<String, Value>,
 }
 
+/// A value as a prompt cache compares it: cache breakpoints (`cache_control`) are markers, not
+/// content, and one plain text block is the same prompt as its text.
+fn cache_form(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut out: serde_json::Map<String, Value> =
+                map.iter().filter(|(k, _)| *k != "cache_control").map(|(k, v)| (k.clone(), cache_form(v))).collect();
+            if let Some(Value::Array(blocks)) = out.get("content") {
+                if let [block] = blocks.as_slice() {
+                    if block.get("type").and_then(Value::as_str) == Some("text")
+                        && block.as_object().is_some_and(|b| b.len() == 2)
+                    {
+                        let text = block["text"].clone();
+                        out.insert("content".into(), text);
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(cache_form).collect()),
+        other => other.clone(),
+    }
+}
+
 fn render(body: &Value) -> Rendered {
+    let body = &cache_form(body);
     let key = if body.get("input").is_some() { "input" } else { "messages" };
     let items = body.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     let mut units = Vec::new();
     let mut rest = items.into_iter().enumerate();
-    if let Some((_, system)) = rest.next() {
-        units.push(("system", None, system));
+    // The system prompt: Anthropic's `system`, Responses' `instructions`, or the first message.
+    match body.get("system").or_else(|| body.get("instructions")) {
+        Some(system) => units.push(("system", None, system.clone())),
+        None => {
+            if let Some((_, system)) = rest.next() {
+                units.push(("system", None, system));
+            }
+        }
     }
     let tools = body.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
     units.extend(tools.into_iter().enumerate().map(|(i, t)| ("tools", Some(i), t)));
     units.extend(rest.map(|(i, m)| ("messages", Some(i), m)));
     let params = body
         .as_object()
-        .map(|o| o.iter().filter(|(k, _)| !matches!(k.as_str(), "messages" | "input" | "tools")))
+        .map(|o| {
+            o.iter().filter(|(k, _)| !matches!(k.as_str(), "messages" | "input" | "tools" | "system" | "instructions"))
+        })
         .into_iter()
         .flatten()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -467,11 +505,11 @@ pub struct CallCache {
 
 pub fn cache_report(store: &Store, record: &Session) -> Result<Vec<CallCache>> {
     let (id, calls) = calls_of(store, record)?;
+    let mut rebuilder = Rebuilder::new(store, &id, record.source);
     let mut previous: Option<Rendered> = None;
     let mut out = Vec::with_capacity(calls.len());
     for (i, call) in calls.iter().enumerate() {
-        let (body, _) = request_body(store, &id, call)?;
-        let rendered = render(&body);
+        let rendered = render(&rebuilder.rebuild(call)?.body);
         let (prefix, divergence) = match &previous {
             Some(old) => shared_prefix(old, &rendered),
             None => (0, None),
@@ -492,8 +530,9 @@ pub fn diff(store: &Store, record: &Session, n: usize, against: Option<usize>) -
     let (id, calls) = calls_of(store, record)?;
     let against = against.unwrap_or(n.saturating_sub(1));
     let (new_call, old_call) = (nth(&calls, n, &id)?, nth(&calls, against, &id)?);
-    let (new_body, _) = request_body(store, &id, &new_call)?;
-    let (old_body, _) = request_body(store, &id, &old_call)?;
+    let mut rebuilder = Rebuilder::new(store, &id, record.source);
+    let old_body = rebuilder.rebuild(&old_call)?.body;
+    let new_body = rebuilder.rebuild(&new_call)?.body;
     let (new, old) = (render(&new_body), render(&old_body));
     let against_chars = rendered_chars(&old);
     let (prefix, divergence) = shared_prefix(&old, &new);
