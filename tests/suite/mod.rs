@@ -18,6 +18,7 @@ mod import;
 mod mcp;
 mod orphans;
 mod profiles;
+mod proxy;
 mod real_server;
 mod share;
 mod snapshots;

@@ -303,7 +303,7 @@ export type Skipped = { line: Position, reason: string, };
 
 export type Position = number | string;
 
-export type SourceKind = "codex" | "claude-code" | "opencode";
+export type SourceKind = "codex" | "claude-code" | "opencode" | "proxy";
 
 export type SourceSummary = { sessions: number, imported: number, source: SourceKind, path: string, exists: boolean, };
 
@@ -415,7 +415,7 @@ export type ApiError = { code: ErrorCode, message: string, };
 
 export type ErrorCode = "invalid" | "uncertain" | "cancelled" | "failed";
 
-export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, };
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, } | { "kind": "proxy", event: ProxyEvent, };
 
 export type Nothing = Record<symbol, never>;
 
@@ -478,6 +478,28 @@ export type RequestDiff = { diff: CallDiff, lines: Array<MessageLines>, };
 export type MessageLines = { index: number, lines: Array<DiffLine>, };
 
 export type PastRequest = { call: ModelCallRecord, messages: Array<WireItem>, };
+
+export type ProxyStart = { 
+/**
+ * The model server requests go to (`https://api.openai.com`, `http://127.0.0.1:8080`…).
+ */
+upstream: string, 
+/**
+ * Where to listen (default `127.0.0.1:8788`; port 0 picks a free one).
+ */
+listen: string | null, };
+
+export type ProxyStatus = { running: boolean, 
+/**
+ * The base URL to paste into the agent's configuration.
+ */
+address: string | null, upstream: string | null, captured: number, 
+/**
+ * The newest calls captured (session, number, path, status, tokens), newest last.
+ */
+recent: Array<ProxyEvent>, errors: Array<string>, };
+
+export type ProxyEvent = { "type": "listening", address: string, } | { "type": "captured", session: string, n: number, path: string, status: number, promptTokens: number | null, cachedTokens: number | null, } | { "type": "error", message: string, };
 
 export type ImportPaths = { 
 /**

@@ -66,6 +66,17 @@ pub enum Command {
         #[arg(long)]
         watch: bool,
     },
+    /// Record every request an agent sends: point its base URL at this proxy and each call to
+    /// …/chat/completions, …/responses or …/messages is passed to URL byte for byte, streamed back
+    /// as it arrives, and stored exactly (credentials never), in the imported session it belongs to
+    Proxy {
+        /// The model server to forward to (the request's path is appended)
+        #[arg(long, value_name = "URL")]
+        upstream: String,
+        /// Where to listen
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8788")]
+        listen: String,
+    },
     /// MCP tool servers (config `mcpServers`)
     Mcp {
         #[command(subcommand)]

@@ -62,6 +62,7 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Sessions { command } => commands::sessions::command(app, out, command).await,
         Command::Calls { command } => commands::calls::command(app, out, command).await,
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
+        Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
     }
 }
 
@@ -74,7 +75,7 @@ fn access(command: &Command) -> Access {
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
         Command::Models | Command::Mcp { .. } => true,
-        Command::Run { .. } | Command::Import { .. } => false,
+        Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } => false,
     };
     if shows {
         Access::Read
@@ -87,7 +88,7 @@ fn access(command: &Command) -> Access {
 /// whose output is one document, print events only as text.
 fn streams_events(command: &Command) -> bool {
     match command {
-        Command::Run { .. } => true,
+        Command::Run { .. } | Command::Proxy { .. } => true,
         Command::Compact(args) => {
             let asks = args.lint.is_some() || args.probe.is_some();
             !asks && !matches!(args.mode, Some(CompactMode::Lint { .. } | CompactMode::Probe { .. }))
@@ -102,6 +103,7 @@ fn runs(command: &Command) -> bool {
         Command::Run { .. } | Command::Compact(_) => true,
         Command::Calls { command: CallsCommand::Replay { .. } } => true,
         Command::Import { watch, .. } => *watch,
+        Command::Proxy { .. } => true,
         _ => false,
     }
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use alisio_api::{ApiError, ApiResult, Emit, UiEvent};
+use alisio_engine::proxy::ProxyEvent;
 use serde::Serialize;
 
 use super::human;
@@ -60,7 +61,11 @@ impl Output {
     pub fn events(&self, stream: bool) -> Emit {
         let jsonl = self.json && stream;
         Arc::new(move |event: UiEvent| {
-            let UiEvent::Engine { envelope } = event else { return };
+            let envelope = match event {
+                UiEvent::Engine { envelope } => envelope,
+                UiEvent::Proxy { event } => return print_proxy_event(&event, jsonl),
+                _ => return,
+            };
             if !jsonl {
                 human::print_event(&envelope);
                 return;
@@ -75,6 +80,34 @@ impl Output {
             }
         })
     }
+}
+
+/// A proxy event: one JSON line with `--json`, else a line of text (errors on stderr).
+fn print_proxy_event(event: &ProxyEvent, jsonl: bool) {
+    let line = if jsonl {
+        serde_json::to_string(event).unwrap_or_default()
+    } else {
+        match event {
+            ProxyEvent::Listening { address } => {
+                format!("listening on http://{address} — set the agent's base URL to it (Ctrl-C stops)")
+            }
+            ProxyEvent::Captured { session, n, path, status, prompt_tokens, cached_tokens } => {
+                let tokens = |t: &Option<u64>| t.map_or("–".to_string(), |t| t.to_string());
+                format!(
+                    "captured {path} → {status}: session {session} call {n}, prompt {} tokens ({} cached)",
+                    tokens(prompt_tokens),
+                    tokens(cached_tokens)
+                )
+            }
+            ProxyEvent::Error { message } => {
+                eprintln!("alisio proxy: {message}");
+                return;
+            }
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }
 
 fn stdout_failed(e: std::io::Error) -> ApiError {

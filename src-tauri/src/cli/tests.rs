@@ -28,6 +28,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls replay", &["calls::replay"]),
     ("import", &["import::paths"]),
     ("mcp list", &["mcp::list"]),
+    ("proxy", &["proxy::start", "proxy::stop"]),
 ];
 
 /// `alisio …` paths of the commands that run something (leaves of clap's tree).

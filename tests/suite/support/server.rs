@@ -59,6 +59,8 @@ pub enum Reply {
     Hang,
     /// Starts streaming the answer, then closes the connection before it is complete.
     CutStream(Answer),
+    /// A 200 event stream written piece by piece, with this pause before each piece but the first.
+    Paced(Vec<String>, Duration),
 }
 
 #[derive(Clone, Debug)]
@@ -67,12 +69,16 @@ pub struct Received {
     pub path: String,
     pub headers: HashMap<String, String>,
     pub body: Value,
+    /// The body's bytes as received.
+    pub raw: Vec<u8>,
 }
 
 impl Received {
     /// A request to a model endpoint (the others are lookups and probes).
     pub fn is_model_call(&self) -> bool {
-        self.method == "POST" && (self.path.ends_with("/chat/completions") || self.path.ends_with("/responses"))
+        let path = self.path.split('?').next().unwrap_or_default();
+        self.method == "POST"
+            && (path.ends_with("/chat/completions") || path.ends_with("/responses") || path.ends_with("/messages"))
     }
 }
 
@@ -166,8 +172,9 @@ async fn read_request(socket: &mut TcpStream) -> Option<Received> {
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    let body = serde_json::from_slice(&buf[header_end..header_end + length]).unwrap_or(Value::Null);
-    Some(Received { method, path, headers, body })
+    let raw = buf[header_end..header_end + length].to_vec();
+    let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+    Some(Received { method, path, headers, body, raw })
 }
 
 async fn write_head(socket: &mut TcpStream, status: u16, content_type: &str) -> std::io::Result<()> {
@@ -253,6 +260,16 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
                 write_head(&mut socket, 200, "application/json").await?;
                 let body = if responses { response_object(&answer) } else { chat_completion(&answer) };
                 socket.write_all(body.to_string().as_bytes()).await?;
+            }
+        }
+        Some(Reply::Paced(pieces, pause)) => {
+            write_head(&mut socket, 200, "text/event-stream").await?;
+            for (i, piece) in pieces.iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(pause).await;
+                }
+                socket.write_all(piece.as_bytes()).await?;
+                socket.flush().await?;
             }
         }
         Some(Reply::CutStream(answer)) => {

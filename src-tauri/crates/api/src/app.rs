@@ -68,6 +68,8 @@ pub struct App {
     /// The session the last operation worked on (telemetry failures are reported on it).
     last_session: Mutex<Option<String>>,
     pub(crate) demo: tokio::sync::Mutex<()>,
+    /// The recording proxy, while it runs.
+    pub(crate) proxy: tokio::sync::Mutex<Option<crate::proxy::Running>>,
 }
 
 impl App {
@@ -84,6 +86,7 @@ impl App {
             cancel: CancellationToken::new(),
             last_session: Mutex::default(),
             demo: tokio::sync::Mutex::new(()),
+            proxy: tokio::sync::Mutex::new(None),
         })
     }
 
@@ -160,6 +163,11 @@ impl App {
         self.cancel.child_token()
     }
 
+    /// Waits until the application is interrupted (Ctrl-C, SIGTERM, [`App::interrupt`]).
+    pub async fn interrupted(&self) {
+        self.cancel.cancelled().await
+    }
+
     /// Cancels what runs now: a running tool's process group is killed and its result recorded.
     pub fn interrupt(&self) {
         self.cancel.cancel();
@@ -189,6 +197,9 @@ impl App {
     /// Ends what this application started: MCP servers stopped, queued spans sent (a collector
     /// failure is reported once, on the session last worked on).
     pub async fn close(&self) {
+        if let Some(running) = self.proxy.lock().await.take() {
+            crate::proxy::stop_running(running).await;
+        }
         let engine = lock(&self.engine).clone();
         if let Some(engine) = engine {
             engine.mcp().shutdown().await;

@@ -44,7 +44,7 @@ pub fn typescript() -> String {
         crate::compaction::CompactRequest, crate::compaction::ApplyProposal, crate::compaction::ProposalRequest,
         crate::compaction::CheckpointRequest,
         crate::calls::CallRequest, crate::calls::DiffRequest, crate::calls::LedgerRowRequest, crate::calls::RequestDiff,
-        crate::calls::MessageLines, crate::calls::PastRequest,
+        crate::calls::MessageLines, crate::calls::PastRequest, crate::proxy::ProxyStart, crate::proxy::ProxyStatus, e::proxy::ProxyEvent,
         crate::import::ImportPaths, crate::import::ImportOutcome,
         crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
         crate::config::ConfigDocument, crate::config::RawConfig,

@@ -79,6 +79,9 @@ commands! {
     calls_diff => calls::diff(crate::calls::DiffRequest) -> crate::calls::RequestDiff;
     calls_replay => calls::replay(crate::calls::CallRequest) -> alisio_engine::calls::ReplayReport;
     calls_cache_report => calls::cache_report(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallCache>;
+    proxy_start => proxy::start(crate::proxy::ProxyStart) -> crate::proxy::ProxyStatus;
+    proxy_stop => proxy::stop(crate::sessions::Nothing) -> crate::proxy::ProxyStatus;
+    proxy_status => proxy::status(crate::sessions::Nothing) -> crate::proxy::ProxyStatus;
     calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
     calls_past_request => calls::past_request(crate::calls::LedgerRowRequest) -> crate::calls::PastRequest;
     import_paths => import::paths(crate::import::ImportPaths) -> crate::import::ImportOutcome;

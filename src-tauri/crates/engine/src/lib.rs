@@ -20,6 +20,7 @@ pub mod import;
 pub mod mcp;
 pub mod model;
 pub mod provider;
+pub mod proxy;
 pub mod redact;
 pub mod secrets;
 pub mod store;

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod compact;
 pub mod import;
+pub mod proxy;
 pub mod run;
 pub mod servers;
 pub mod sessions;

@@ -78,6 +78,11 @@ const INJECTED_PREFIXES: [&str; 6] = [
     "<command-name>",
 ];
 
+/// Context an agent added to a user message on its own, recognised by how it begins.
+pub fn is_injected(text: &str) -> bool {
+    INJECTED_PREFIXES.iter().any(|p| text.trim_start().starts_with(p))
+}
+
 #[derive(Clone, Copy)]
 enum Part {
     System,
@@ -190,7 +195,7 @@ fn text_part(text: &str, base: Part, known: &Known) -> Part {
         return base;
     }
     // Context a plugin injected is stored like a checkpoint (after it): asked first.
-    if known.injected.contains(text) || INJECTED_PREFIXES.iter().any(|p| text.trim_start().starts_with(p)) {
+    if known.injected.contains(text) || is_injected(text) {
         Part::Injected
     } else if known.checkpoints.contains(text) {
         Part::Checkpoint

@@ -245,6 +245,12 @@ pub fn import(store: &Store, paths: &[PathBuf]) -> ImportReport {
             Err(e) => errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() }),
         }
     }
+    // Calls `alisio proxy` captured before their session was imported become its exact bodies.
+    for session in imported.iter().filter(|s| s.added > 0) {
+        if let Err(e) = crate::proxy::join::adopt(store, &session.id) {
+            tracing::warn!("captured calls were not joined to {}: {e}", session.id);
+        }
+    }
     ImportReport { imported, errors, unknown }
 }
 

@@ -2,6 +2,7 @@
 //! Migrations are embedded and applied in one IMMEDIATE transaction; WAL and a busy timeout are on;
 //! a file that is not ours, corrupt, or from a newer Alisio is refused and never overwritten.
 
+pub mod captured;
 pub mod compactions;
 pub mod imported;
 pub mod journal;
@@ -14,6 +15,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
+pub use captured::{CaptureKey, CapturedCall};
 pub use journal::{JournalEntry, JournalState};
 pub use ledger::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, RequestSource, WireApi};
 pub use sessions::{Session, SessionId, SessionSummary, SourceKind};

@@ -23,6 +23,10 @@ pub enum SourceKind {
     #[serde(rename = "opencode")]
     #[strum(serialize = "opencode")]
     OpenCode,
+    /// Calls `alisio proxy` captured that joined no imported session.
+    #[serde(rename = "proxy")]
+    #[strum(serialize = "proxy")]
+    Proxy,
 }
 
 impl SourceKind {

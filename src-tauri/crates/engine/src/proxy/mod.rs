@@ -1,0 +1,311 @@
+//! `alisio proxy`: a recording pass-through between an agent and its model server. Every request
+//! goes to the upstream byte for byte, headers included; the answer comes back as it arrives,
+//! chunk by chunk, status and headers unchanged. Requests to a model (`…/chat/completions`,
+//! `…/responses`, `…/messages`) are recorded once the answer has ended: the body without the
+//! caller's credentials, the answer as received, status, time to first byte, duration, usage —
+//! into the imported session whose call it was ([`join`]), else into this run's `proxy` session.
+//!
+//! The server is axum (hyper); the upstream client is the provider's (reqwest on rustls), with
+//! redirects passed back to the agent rather than followed.
+
+pub mod capture;
+pub mod join;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderName, Response, StatusCode};
+use futures_util::StreamExt;
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, Result};
+use crate::events::now_rfc3339;
+use crate::store::{SessionId, Store};
+use capture::{captured, credentials, recorded_api, Exchange, RECEIVED_CAP};
+
+/// Where `alisio proxy` listens unless told otherwise.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8788";
+
+/// The largest request body passed on (an agent's request with images stays well below).
+const REQUEST_CAP: usize = 256 << 20;
+
+/// How long stopping waits for answers still streaming before it cuts them.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// The model server requests go to (`URL` + the request's path and query).
+    pub upstream: String,
+    pub listen: String,
+    /// The directory the proxy session is said to belong to.
+    pub workspace: String,
+}
+
+/// What the proxy reports while it runs (`alisio proxy --json` prints each as one line).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum ProxyEvent {
+    Listening {
+        address: String,
+    },
+    /// A model call recorded: in `session` as its call `n`.
+    Captured {
+        session: String,
+        n: usize,
+        path: String,
+        status: u16,
+        prompt_tokens: Option<u64>,
+        cached_tokens: Option<u64>,
+    },
+    /// The upstream could not be reached, or a call could not be recorded.
+    Error {
+        message: String,
+    },
+}
+
+pub type OnEvent = Arc<dyn Fn(ProxyEvent) + Send + Sync>;
+
+struct Shared {
+    store: Arc<Store>,
+    client: reqwest::Client,
+    upstream: String,
+    workspace: String,
+    session: Mutex<Option<SessionId>>,
+    on_event: OnEvent,
+}
+
+/// A running proxy.
+pub struct Proxy {
+    address: SocketAddr,
+    cancel: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    /// Binds `options.listen` and serves until [`Proxy::stop`].
+    pub async fn start(store: Arc<Store>, options: ProxyOptions, on_event: OnEvent) -> Result<Proxy> {
+        let upstream = options.upstream.trim().trim_end_matches('/').to_string();
+        match reqwest::Url::parse(&upstream) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => {}
+            _ => return Err(Error::Usage(format!("--upstream must be an http:// or https:// URL, not {upstream:?}"))),
+        }
+        let listener = tokio::net::TcpListener::bind(&options.listen)
+            .await
+            .map_err(|e| Error::Usage(format!("cannot listen on {}: {e}", options.listen)))?;
+        let address = listener.local_addr().map_err(|e| Error::io("the proxy's address", e))?;
+        let client = crate::provider::http_client_builder()
+            .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Error::Config(format!("cannot build the proxy's HTTP client: {e}")))?;
+        let shared = Arc::new(Shared {
+            store,
+            client,
+            upstream,
+            workspace: options.workspace,
+            session: Mutex::new(None),
+            on_event: on_event.clone(),
+        });
+        let router = axum::Router::new().fallback(forward).with_state(shared);
+        let cancel = CancellationToken::new();
+        let stopped = cancel.clone();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, router).with_graceful_shutdown(stopped.cancelled_owned());
+            if let Err(e) = serve.await {
+                tracing::warn!("the proxy stopped: {e}");
+            }
+        });
+        on_event(ProxyEvent::Listening { address: address.to_string() });
+        Ok(Proxy { address, cancel, task })
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Stops listening; answers still streaming get [`STOP_GRACE`] to end.
+    pub async fn stop(self) {
+        self.cancel.cancel();
+        let mut task = self.task;
+        if tokio::time::timeout(STOP_GRACE, &mut task).await.is_err() {
+            task.abort();
+        }
+    }
+}
+
+/// Headers that belong to one connection, not to the request or answer passed on.
+fn hop_by_hop(name: &HeaderName) -> bool {
+    matches!(
+        name.as_str(),
+        "connection" | "keep-alive" | "proxy-connection" | "te" | "trailer" | "transfer-encoding" | "upgrade" | "host"
+    )
+}
+
+async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response<Body> {
+    let started = Instant::now();
+    let started_at = now_rfc3339();
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_string(), |p| p.as_str().to_string());
+    let api = (parts.method == axum::http::Method::POST).then(|| recorded_api(parts.uri.path())).flatten();
+    let body = match axum::body::to_bytes(body, REQUEST_CAP).await {
+        Ok(body) => body,
+        Err(e) => {
+            return failure(StatusCode::PAYLOAD_TOO_LARGE, &format!("alisio proxy: cannot read the request: {e}"))
+        }
+    };
+    let mut headers = HeaderMap::new();
+    for (name, value) in parts.headers.iter().filter(|(n, _)| !hop_by_hop(n) && *n != header::CONTENT_LENGTH) {
+        headers.append(name.clone(), value.clone());
+    }
+    let url = format!("{}{path}", shared.upstream);
+    let sent = shared.client.request(parts.method.clone(), &url).headers(headers).body(body.clone()).send().await;
+    let recording = api.map(|api| Exchange {
+        path: parts.uri.path().to_string(),
+        api,
+        request: body.to_vec(),
+        credentials: credentials(parts.headers.iter().filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))),
+        status: 0,
+        received: Vec::new(),
+        received_truncated: false,
+        encoding: None,
+        ttfb_ms: None,
+        duration_ms: 0,
+        error: None,
+        started_at,
+    });
+    let upstream = match sent {
+        Ok(upstream) => upstream,
+        Err(e) => {
+            let message = format!("alisio proxy: the upstream {} did not answer: {}", shared.upstream, plain(&e));
+            (shared.on_event)(ProxyEvent::Error { message: message.clone() });
+            if let Some(mut exchange) = recording {
+                exchange.status = StatusCode::BAD_GATEWAY.as_u16();
+                exchange.error = Some(message.clone());
+                exchange.duration_ms = started.elapsed().as_millis() as u64;
+                record(shared.clone(), exchange);
+            }
+            return failure(StatusCode::BAD_GATEWAY, &message);
+        }
+    };
+    let status = upstream.status();
+    let mut answer = Response::builder().status(status);
+    for (name, value) in upstream.headers().iter().filter(|(n, _)| !hop_by_hop(n)) {
+        answer = answer.header(name, value);
+    }
+    let encoding = upstream.headers().get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (sender, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(64);
+    let mut chunks = upstream.bytes_stream();
+    tokio::spawn(async move {
+        let mut exchange = recording;
+        while let Some(chunk) = chunks.next().await {
+            match chunk {
+                Ok(bytes) => {
+                    if let Some(x) = exchange.as_mut() {
+                        x.ttfb_ms.get_or_insert(started.elapsed().as_millis() as u64);
+                        let room = RECEIVED_CAP.saturating_sub(x.received.len());
+                        x.received.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                        x.received_truncated |= bytes.len() > room;
+                    }
+                    if sender.send(Ok(bytes)).await.is_err() {
+                        if let Some(x) = exchange.as_mut() {
+                            x.error = Some("the agent closed the connection before the answer ended".into());
+                        }
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let message = format!("the upstream's answer broke off: {}", plain(&e));
+                    if let Some(x) = exchange.as_mut() {
+                        x.error = Some(message.clone());
+                    }
+                    let _ = sender.send(Err(std::io::Error::other(message))).await;
+                    break;
+                }
+            }
+        }
+        drop(sender);
+        if let Some(mut x) = exchange {
+            x.status = status.as_u16();
+            x.encoding = encoding;
+            x.duration_ms = started.elapsed().as_millis() as u64;
+            record(shared, x);
+        }
+    });
+    let stream = futures_util::stream::unfold(receiver, |mut r| async move { r.recv().await.map(|c| (c, r)) });
+    answer.body(Body::from_stream(stream)).unwrap_or_else(|e| failure(StatusCode::BAD_GATEWAY, &e.to_string()))
+}
+
+/// An error's message with its causes, as one line.
+fn plain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// An answer of the proxy's own, in the error shape the OpenAI and Anthropic clients read.
+fn failure(status: StatusCode, message: &str) -> Response<Body> {
+    let body = serde_json::json!({"type": "error", "error": {"type": "proxy_error", "message": message}});
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response
+}
+
+/// Records an exchange off the async threads: into the imported session it belongs to when one
+/// is found, else into this run's proxy session; then says where it went.
+fn record(shared: Arc<Shared>, exchange: Exchange) {
+    tokio::task::spawn_blocking(move || {
+        let path = exchange.path.clone();
+        let call = captured(exchange);
+        let (status, prompt_tokens, cached_tokens) = (call.status, call.prompt_tokens, call.cached_tokens);
+        let landed = (|| -> Result<(String, usize)> {
+            let session = proxy_session(&shared)?;
+            let (row, n) = shared.store.insert_captured(&session, &call)?;
+            // The imported sessions it may continue: those active lately holding its last prompt.
+            let since = chrono::Utc::now() - chrono::Duration::days(2);
+            let since = since.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let prompts = join::fingerprint(&call.body).map(|p| p.last_prompts).unwrap_or_default();
+            for prompt in prompts {
+                for imported in shared.store.imported_sessions_with_prompt(&prompt, &since)? {
+                    for (into, capture) in join::adopt(&shared.store, &imported)? {
+                        if capture == row {
+                            if let Some((session, n)) = shared.store.call_number(into)? {
+                                return Ok((session.to_string(), n));
+                            }
+                        }
+                    }
+                }
+            }
+            Ok((session.to_string(), n))
+        })();
+        match landed {
+            Ok((session, n)) => {
+                (shared.on_event)(ProxyEvent::Captured { session, n, path, status, prompt_tokens, cached_tokens })
+            }
+            Err(e) => {
+                (shared.on_event)(ProxyEvent::Error { message: format!("a call to {path} was not recorded: {e}") })
+            }
+        }
+    });
+}
+
+/// This run's session for calls that join no imported session (made at the first call).
+fn proxy_session(shared: &Shared) -> Result<SessionId> {
+    let mut session = shared.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(id) = session.as_ref() {
+        return Ok(id.clone());
+    }
+    let id = shared.store.create_proxy_session(&shared.upstream, &shared.workspace)?;
+    *session = Some(id.clone());
+    Ok(id)
+}
