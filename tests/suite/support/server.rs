@@ -358,9 +358,17 @@ pub fn responses_events(answer: &Answer) -> Vec<Value> {
         vec![json!({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress", "output": []}})];
     if !answer.text.is_empty() {
         let (a, b) = split_in_two(&answer.text);
+        let index = answer.opaque_items.len();
+        let item = json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []});
+        out.push(json!({"type": "response.output_item.added", "output_index": index, "item": item}));
         out.push(json!({"type": "response.output_text.delta", "delta": a}));
         out.push(json!({"type": "response.output_text.delta", "delta": b}));
     }
-    out.push(json!({"type": "response.completed", "response": response_object(answer)}));
+    // Each output item done before the response is (clients such as Codex read items from these).
+    let response = response_object(answer);
+    for (i, item) in response["output"].as_array().into_iter().flatten().enumerate() {
+        out.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
+    }
+    out.push(json!({"type": "response.completed", "response": response}));
     out
 }

@@ -100,6 +100,7 @@ impl Proxy {
         let address = listener.local_addr().map_err(|e| Error::io("the proxy's address", e))?;
         let client = crate::provider::http_client_builder()
             .connect_timeout(Duration::from_secs(10))
+            .tcp_nodelay(true)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| Error::Config(format!("cannot build the proxy's HTTP client: {e}")))?;
@@ -112,6 +113,13 @@ impl Proxy {
             on_event: on_event.clone(),
         });
         let router = axum::Router::new().fallback(forward).with_state(shared);
+        // Small writes (headers, then a body; one event after another) go out at once: with
+        // Nagle's algorithm each would wait for the peer's delayed acknowledgement.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY: {e}");
+            }
+        });
         let cancel = CancellationToken::new();
         let stopped = cancel.clone();
         let task = tokio::spawn(async move {

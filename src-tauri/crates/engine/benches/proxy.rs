@@ -1,0 +1,160 @@
+//! Benchmark: what `alisio proxy` adds on loopback. A minimal upstream answers each POST with an
+//! event stream; the same requests (a 50 kB Chat Completions body, recorded by the proxy) go to it
+//! directly and through the proxy, interleaved. Prints time to first byte (p50 / p90, and the p50
+//! added) and the time to receive a 1 MB streamed answer (median, and the share added).
+//! Targets: ≤ 2 ms added to the p50 time to first byte; ≤ 5 % added on the 1 MB answer.
+//! Run with `cargo bench -p alisio-engine --bench proxy` (`ALISIO_BENCH_SMOKE=1`: a few runs).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alisio_engine::proxy::{Proxy, ProxyOptions};
+use alisio_engine::store::Store;
+use futures_util::StreamExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+const ANSWER_BYTES: usize = 1 << 20;
+
+/// An upstream that streams `data:` events: one at once, then (for `/big`) 1 MB in 16 kB events.
+async fn upstream() -> std::io::Result<String> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 65536];
+                let (head_end, length) = loop {
+                    let Ok(n) = socket.read(&mut chunk).await else { return };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                        let length = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0)))
+                            .unwrap_or(0usize);
+                        break (end + 4, length);
+                    }
+                };
+                while buf.len() < head_end + length {
+                    let Ok(n) = socket.read(&mut chunk).await else { return };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                let big = String::from_utf8_lossy(&buf[..head_end]).contains("x-bench: big");
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(b"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n").await;
+                if big {
+                    let event = format!("data: {}\n\n", "x".repeat(16 * 1024 - 8));
+                    for _ in 0..ANSWER_BYTES / event.len() {
+                        if socket.write_all(event.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                let _ = socket.write_all(b"data: {\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n").await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    Ok(format!("http://{address}"))
+}
+
+/// Time to the first body byte, and to the end of the answer.
+async fn request(client: &reqwest::Client, base: &str, body: &str, big: bool) -> (Duration, Duration, usize) {
+    let started = Instant::now();
+    let mut request = client.post(format!("{base}/v1/chat/completions")).body(body.to_string());
+    if big {
+        request = request.header("x-bench", "big");
+    }
+    let answer = request.send().await.expect("the request failed");
+    let mut stream = answer.bytes_stream();
+    let mut first = None;
+    let mut bytes = 0;
+    while let Some(piece) = stream.next().await {
+        let piece = piece.expect("the answer broke off");
+        first.get_or_insert(started.elapsed());
+        bytes += piece.len();
+    }
+    (first.unwrap_or_default(), started.elapsed(), bytes)
+}
+
+fn percentile(times: &mut [Duration], p: f64) -> Duration {
+    times.sort();
+    times[((times.len() - 1) as f64 * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let smoke = std::env::var_os("ALISIO_BENCH_SMOKE").is_some();
+    let (small_runs, big_runs) = if smoke { (20, 3) } else { (500, 40) };
+    let dir = tempfile::tempdir()?;
+    let store = Arc::new(Store::open(&dir.path().join("sessions.db"))?);
+    let direct = upstream().await?;
+    let options = ProxyOptions { upstream: direct.clone(), listen: "127.0.0.1:0".into(), workspace: "/tmp".into() };
+    let proxy = Proxy::start(store.clone(), options, Arc::new(|_| {})).await?;
+    let proxied = format!("http://{}", proxy.address());
+    let client = alisio_engine::provider::http_client_builder().build()?;
+    let message = "a line of a long conversation, ".repeat(1600);
+    let body = serde_json::json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": message}]})
+        .to_string();
+
+    // Warm both paths (connections, the database).
+    for _ in 0..5 {
+        request(&client, &direct, &body, false).await;
+        request(&client, &proxied, &body, false).await;
+    }
+    let (mut direct_ttfb, mut proxy_ttfb) = (Vec::new(), Vec::new());
+    for _ in 0..small_runs {
+        direct_ttfb.push(request(&client, &direct, &body, false).await.0);
+        proxy_ttfb.push(request(&client, &proxied, &body, false).await.0);
+    }
+    let (d50, p50) = (percentile(&mut direct_ttfb, 0.5), percentile(&mut proxy_ttfb, 0.5));
+    let (d90, p90) = (percentile(&mut direct_ttfb, 0.9), percentile(&mut proxy_ttfb, 0.9));
+    println!(
+        "time to first byte ({small_runs} requests of {} kB each way): direct p50 {:.3} ms p90 {:.3} ms; \
+         through the proxy p50 {:.3} ms p90 {:.3} ms; added at p50: {:.3} ms (target ≤ 2 ms)",
+        body.len() / 1000,
+        ms(d50),
+        ms(d90),
+        ms(p50),
+        ms(p90),
+        ms(p50) - ms(d50)
+    );
+
+    let (mut direct_big, mut proxy_big) = (Vec::new(), Vec::new());
+    let mut received = 0;
+    for _ in 0..big_runs {
+        direct_big.push(request(&client, &direct, &body, true).await.1);
+        let (_, took, bytes) = request(&client, &proxied, &body, true).await;
+        proxy_big.push(took);
+        received = bytes;
+    }
+    let (d, p) = (percentile(&mut direct_big, 0.5), percentile(&mut proxy_big, 0.5));
+    println!(
+        "a {:.1} MB streamed answer ({big_runs} runs): direct median {:.2} ms, through the proxy {:.2} ms: \
+         {:+.1} % (target ≤ 5 %)",
+        received as f64 / 1e6,
+        ms(d),
+        ms(p),
+        (ms(p) / ms(d) - 1.0) * 100.0
+    );
+    proxy.stop().await;
+    // Recording runs after each answer: give the last ones a moment, then count them.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sessions = store.list_sessions()?;
+    let recorded: usize = sessions.iter().map(|s| store.model_calls(&s.id).map(|c| c.len()).unwrap_or(0)).sum();
+    println!("calls recorded: {recorded} of {}", 5 + small_runs + big_runs);
+    Ok(())
+}
