@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import type { FoundServer, JournalEntry, JsonValue, TrimmedDiff } from "./bindings";
-import { CompactDialog, ExportDialog, ImportDialog, ProposalDialog } from "./dialogs";
+import { CompactDialog, ExportDialog, ImportDialog, ProposalDialog, ProxyDialog } from "./dialogs";
 import { SettingsDialog } from "./settings";
 import { useFeedback } from "./hooks/useAction";
 import { useEngineEvents } from "./hooks/useEngineEvents";
@@ -76,6 +76,10 @@ export function App() {
     }, () => {});
   }, []);
   const [found, setFound] = useState<FoundServer[]>([]);
+  const [proxyRunning, setProxyRunning] = useState(false);
+  useEffect(() => {
+    api.proxyStatus({}).then((s) => setProxyRunning(s.running), () => {});
+  }, []);
   const useFound = (server: FoundServer) =>
     feedback.act(async () => {
       await api.configSave({ raw: withProfile({}, server) as JsonValue });
@@ -131,6 +135,7 @@ export function App() {
     compact: () => !readOnly && setDialog({ kind: "compact" }),
     importSessions: () => setDialog({ kind: "import" }),
     exportSession: () => selected && setDialog({ kind: "export" }),
+    proxy: () => setDialog({ kind: "proxy" }),
     undo,
     composer: () => composer.current?.focus(),
     stop,
@@ -162,6 +167,8 @@ export function App() {
           onUndo={undo}
           canExport={selected !== null}
           onExport={() => setDialog({ kind: "export" })}
+          proxyRunning={proxyRunning}
+          onProxy={() => setDialog({ kind: "proxy" })}
         />
 
         <FoundServersBanner found={found} onUse={useFound} onDismiss={() => setFound([])} />
@@ -197,6 +204,7 @@ export function App() {
               wire={view.wire}
               callChoice={view.callChoice}
               calls={view.stored?.modelCalls ?? []}
+              source={current?.source}
               onChoose={(value) => view.chooseCall(selected, value)}
               onRows={(from, to) => view.wantRows(selected, from, to)}
             />
@@ -206,6 +214,7 @@ export function App() {
           {selected && tab === "requests" && (
             <RequestsPane
               session={selected}
+              source={current?.source}
               version={view.stored?.modelCalls.length ?? 0}
               meter={view.meter}
               compactions={view.stored?.compactions ?? []}
@@ -260,6 +269,17 @@ export function App() {
           onImported={(first) => {
             loadSessions();
             if (first && !selected) setSelected(first);
+          }}
+        />
+      )}
+      {dialog?.kind === "proxy" && (
+        <ProxyDialog
+          onClose={() => setDialog(null)}
+          onStatus={(s) => setProxyRunning(s.running)}
+          onOpen={(id) => {
+            setDialog(null);
+            loadSessions();
+            setSelected(id);
           }}
         />
       )}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CallDiff, CallSummary, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
+import type { CallComposition, CallDiff, CallSummary, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
+import { agentName, compositionBars, missingLabel, sourceBadge } from "./logic";
 import { defaultHint, getIn, numberValue, optionsAt, rangeHint, setIn } from "./logic";
 import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
 
@@ -199,7 +200,7 @@ describe("the context chart", () => {
   it("stacks cached under uncached prompt tokens and scales to the window", () => {
     const call = (n: number, prompt: number | null, cached: number | null): CallSummary => ({
       n, purpose: "turn", startedAt: "", requestChars: 0, promptTokens: prompt, cachedTokens: cached, completionTokens: 10,
-      ttftMs: null, durationMs: null, finishReason: null, error: null,
+      ttftMs: null, durationMs: null, finishReason: null, error: null, requestSource: "alisio", exact: true,
     });
     const bars = chartBars([call(1, 100, 0), call(2, 150, 200), call(3, null, null)], [
       { n: 2, cacheBreak: true, commonPrefixTokens: 5, cachedTokens: 200 },
@@ -323,5 +324,51 @@ describe("settings hints come from the engine's schema", () => {
     expect(rangeHint(["mcpServers", "any", "startupTimeoutMs"])).toBe("100–600000");
     expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache"]);
     expect(optionsAt(["profiles", "local", "api"])).toEqual(["chat", "responses"]);
+  });
+});
+
+describe("exact and reconstructed requests", () => {
+  it("badges every source, exact only where the body is the one sent", () => {
+    expect(sourceBadge("alisio")).toMatchObject({ label: "exact", exact: true });
+    expect(sourceBadge("agent-log")).toMatchObject({ label: "exact", exact: true });
+    expect(sourceBadge("proxy").title).toContain("alisio proxy");
+    expect(sourceBadge("reconstructed")).toMatchObject({ label: "reconstructed", exact: false });
+  });
+
+  it("names what the agent did not record, with its estimate", () => {
+    expect(missingLabel({ part: "tools", estimatedTokens: 3200 }, "codex")).toBe("tools not recorded by Codex: ≈ 3,200 tokens");
+    expect(missingLabel({ part: "system", estimatedTokens: 950 }, "opencode")).toBe("system prompt not recorded by OpenCode: ≈ 950 tokens");
+    expect(agentName(undefined)).toBe("the agent");
+  });
+
+  it("stacks each part with its missing estimate on top of what is shown", () => {
+    const share = (tokens: number) => ({ chars: tokens * 4, tokens });
+    const row: CallComposition = {
+      n: 2, purpose: "turn", exact: false, promptTokens: 5000, cachedTokens: 0, cacheBreak: true,
+      composition: {
+        system: share(0), tools: [{ server: "agent", chars: 0, tokens: 0 }], checkpoint: share(0), injected: share(0),
+        user: share(100), assistant: share(50), toolResults: share(800),
+      },
+      missing: [{ part: "system", estimatedTokens: 1200 }, { part: "tools", estimatedTokens: 2800 }],
+    };
+    const [bar] = compositionBars([row]);
+    expect(bar.segments).toEqual([
+      { part: "system", tokens: 1200, missing: true },
+      { part: "tools", tokens: 2800, missing: true },
+      { part: "user", tokens: 100, missing: false },
+      { part: "assistant", tokens: 50, missing: false },
+      { part: "toolResults", tokens: 800, missing: false },
+    ]);
+    expect(bar.total).toBe(4950);
+    expect(bar.cacheBreak).toBe(true);
+  });
+});
+
+describe("proxy events", () => {
+  it("grows the session a captured call joined, refreshes the list otherwise", () => {
+    const captured = (session: string) => ({ kind: "proxy" as const, event: { type: "captured" as const, session, n: 3, path: "/v1/responses", status: 200, promptTokens: 10, cachedTokens: 0 } });
+    expect(reduceUiEvent(IDLE, captured("s1"), "s1")[1]).toEqual({ refresh: "append" });
+    expect(reduceUiEvent(IDLE, captured("s2"), "s1")[1]).toEqual({ refresh: "sessions" });
+    expect(reduceUiEvent(IDLE, { kind: "proxy", event: { type: "error", message: "upstream down" } }, "s1")[1]).toEqual({});
   });
 });

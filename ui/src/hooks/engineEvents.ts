@@ -35,6 +35,12 @@ export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string
   if (event.kind === "turnFinished") {
     return [{ ...state, running: null, streaming: "", progress: null }, { refresh: "append", error: event.error ?? undefined }];
   }
+  if (event.kind === "proxy") {
+    // A call captured by `alisio proxy` joined a session (or started one): that session grows.
+    const p = event.event;
+    if (p.type !== "captured") return [state, {}];
+    return [state, { refresh: selected === p.session ? "append" : "sessions" }];
+  }
   const e = event.envelope;
   switch (e.type) {
     case "text_delta":

@@ -6,7 +6,7 @@ import { parseSlashCompact } from "../logic";
 import type { LiveState } from "./engineEvents";
 import type { Feedback } from "./useAction";
 
-export type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean; fidelity: Fidelity | null } | { kind: "settings" } | { kind: "import"; path?: string } | { kind: "export" } | null;
+export type DialogState = { kind: "compact" } | { kind: "proposal"; proposal: number; text: string; partial: boolean; fidelity: Fidelity | null } | { kind: "settings" } | { kind: "import"; path?: string } | { kind: "export" } | { kind: "proxy" } | null;
 
 export function useActions(deps: {
   selected: string | null;

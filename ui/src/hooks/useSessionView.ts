@@ -3,7 +3,7 @@
 import { useCallback, useRef, useState } from "preact/hooks";
 import type { MutableRef } from "preact/hooks";
 import { api } from "../api";
-import type { CatalogShare, ContextMeter, StoredMessage, StoredView, WireItem } from "../bindings";
+import type { CatalogShare, ContextMeter, MissingPart, RequestSource, StoredMessage, StoredView, WireItem } from "../bindings";
 import { appendAfter } from "../logic";
 
 /**
@@ -33,6 +33,10 @@ export type Wire = {
   /** The catalog's characters per source (built-in tools, each MCP server), for the next request. */
   catalogShares?: CatalogShare[];
   reconstructed?: boolean;
+  /** Parts the agent sent but did not record (the next request of an imported session). */
+  missing?: MissingPart[];
+  /** How a past call's body is known (exact, or reconstructed from the agent's records). */
+  requestSource?: RequestSource;
   /** Changes when rows arrive, so the list renders them. */
   version: number;
 };
@@ -144,6 +148,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
       catalog: first.toolCatalogChars,
       catalogShares: first.toolCatalog,
       reconstructed: first.reconstructed,
+      missing: first.missing,
       version: 0,
     });
     setCallChoice(null);
@@ -193,7 +198,7 @@ export function useSessionView(selectedRef: MutableRef<string | null>, fail: (e:
     const catalog = past.call.toolCatalogChars;
     nextFor.current = null;
     const messages = past.messages;
-    setWire({ label: `Model call #${call} (${past.call.purpose})`, total: messages.length, row: (i) => (i < messages.length ? [messages[i]] : undefined), chars: past.call.requestChars - catalog, catalog, version: 0 });
+    setWire({ label: `Model call #${call} (${past.call.purpose})`, total: messages.length, row: (i) => (i < messages.length ? [messages[i]] : undefined), chars: past.call.requestChars - catalog, catalog, requestSource: past.call.requestSource, version: 0 });
     setCallChoice(call);
   };
 

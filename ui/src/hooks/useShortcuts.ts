@@ -12,6 +12,7 @@ export type Shortcuts = {
   stop: () => void;
   importSessions: () => void;
   exportSession: () => void;
+  proxy: () => void;
 };
 
 export function useShortcuts(handlers: Shortcuts) {
@@ -30,6 +31,7 @@ export function useShortcuts(handlers: Shortcuts) {
         : key === "f" ? h.search
         : e.shiftKey && key === "c" ? h.compact
         : e.shiftKey && key === "z" ? h.undo
+        : e.shiftKey && key === "p" ? h.proxy
         : e.key === "l" ? h.composer
         : e.key === "." ? h.stop
         : !e.shiftKey && key === "i" ? h.importSessions

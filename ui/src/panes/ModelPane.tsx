@@ -4,13 +4,15 @@ import { useCallback } from "preact/hooks";
 import { CHARS_PER_TOKEN, type ModelCallRecord } from "../bindings";
 import { WireCard } from "../components";
 import type { Wire } from "../hooks/useSessionView";
-import { formatChars, formatTokens } from "../logic";
+import { formatChars, formatTokens, missingLabel, sourceBadge } from "../logic";
 import { VirtualList } from "../VirtualList";
 
 export function ModelPane(props: {
   wire: Wire;
   callChoice: number | null;
   calls: ModelCallRecord[];
+  /** The agent the session came from, for "tools not recorded by Codex". */
+  source?: string;
   onChoose: (value: string) => void;
   /** Rows `from..to` came into view (their page is fetched if it is not there). */
   onRows: (from: number, to: number) => void;
@@ -34,6 +36,11 @@ export function ModelPane(props: {
           {wire.label}: {wire.total} messages · {formatChars(wire.chars)} + tool catalog {formatChars(wire.catalog)} ≈{" "}
           {formatTokens(Math.ceil((wire.chars + wire.catalog) / CHARS_PER_TOKEN))}
         </span>
+        {wire.requestSource && (
+          <span class={`flag ${sourceBadge(wire.requestSource).exact ? "exact" : "reconstructed"}`} title={sourceBadge(wire.requestSource).title} data-testid="model-source">
+            {sourceBadge(wire.requestSource).label}
+          </span>
+        )}
       </div>
       {wire.catalogShares && wire.catalogShares.length > 1 && (
         <div class="muted small" data-testid="catalog-shares">
@@ -43,7 +50,12 @@ export function ModelPane(props: {
       )}
       {wire.reconstructed && (
         <div class="notice small" data-testid="reconstructed">
-          Reconstructed from the agent's own records: what it would send next, without its tool catalog (not recorded in its session files).
+          Reconstructed from the agent's own records: what it would send next, without what its session files do not record.
+          {wire.missing && wire.missing.length > 0 && (
+            <ul class="missing" data-testid="model-missing">
+              {wire.missing.map((m) => <li>{missingLabel(m, props.source)}</li>)}
+            </ul>
+          )}
         </div>
       )}
       <VirtualList

@@ -3,13 +3,16 @@
 // prompt cache could be reused and what the server reported — and the answer as received.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { CallCache, CallDetail, CallSummary, CompactionView, ContextMeter, JsonValue, ModelCallRecord, RequestDiff } from "../bindings";
+import type { CallCache, CallComposition, CallDetail, CallSummary, CompactionView, ContextMeter, JsonValue, ModelCallRecord, RequestDiff } from "../bindings";
 import { LineTable } from "../components";
-import { cacheVerdict, chartBars, formatChars, prefixParts, tokensOf } from "../logic";
+import { cacheVerdict, chartBars, formatChars, missingLabel, prefixParts, sourceBadge, tokensOf } from "../logic";
+import { CompositionChart } from "./CompositionChart";
 import { ContextChart } from "./ContextChart";
 
 export function RequestsPane(props: {
   session: string;
+  /** The agent the session came from (`codex`, `claude-code`…), absent for Alisio's own. */
+  source?: string;
   version: number;
   meter: ContextMeter | null;
   compactions: CompactionView[];
@@ -23,6 +26,8 @@ export function RequestsPane(props: {
   const [against, setAgainst] = useState<number | null>(null);
   const [diff, setDiff] = useState<RequestDiff | null>(null);
   const [detail, setDetail] = useState<CallDetail | null>(null);
+  const [chart, setChart] = useState<"tokens" | "composition">("tokens");
+  const [compositions, setCompositions] = useState<CallComposition[] | null>(null);
 
   useEffect(() => {
     api.callsList({ session: props.session }).then((list) => {
@@ -30,7 +35,13 @@ export function RequestsPane(props: {
       setN((current) => (current !== null && current <= list.length ? current : list.length || null));
     }, props.fail);
     api.callsCacheReport({ session: props.session }).then(setCache, props.fail);
+    setCompositions(null);
   }, [props.session, props.version]);
+
+  useEffect(() => {
+    if (chart === "composition" && compositions === null) api.callsCompositions({ session: props.session }).then(setCompositions, props.fail);
+  }, [chart, compositions, props.session]);
+  const select = (next: number) => { setN(next); setAgainst(null); };
   const breaks = new Map(cache.map((c) => [c.n, c.cacheBreak]));
 
   useEffect(() => {
@@ -45,28 +56,39 @@ export function RequestsPane(props: {
   if (calls.length === 0) return <div class="empty">No model calls yet.</div>;
   return (
     <div class="requests-pane">
-    <ContextChart
-      session={props.session}
-      bars={chartBars(calls, cache)}
-      windowTokens={props.meter?.windowTokens ?? null}
-      threshold={props.meter?.threshold ?? 0.85}
-      compactions={props.compactions}
-      modelCalls={props.modelCalls}
-      selected={n}
-      onSelect={(next) => { setN(next); setAgainst(null); }}
-      onExported={(path) => props.onNotice(`Chart saved to ${path}`)}
-      fail={props.fail}
-    />
+    <div class="chart-switch" role="tablist">
+      <button role="tab" class={chart === "tokens" ? "tab active" : "tab"} aria-selected={chart === "tokens"} onClick={() => setChart("tokens")} data-testid="chart-tokens">Tokens</button>
+      <button role="tab" class={chart === "composition" ? "tab active" : "tab"} aria-selected={chart === "composition"} onClick={() => setChart("composition")} data-testid="chart-composition">Composition</button>
+    </div>
+    {chart === "tokens" ? (
+      <ContextChart
+        session={props.session}
+        bars={chartBars(calls, cache)}
+        windowTokens={props.meter?.windowTokens ?? null}
+        threshold={props.meter?.threshold ?? 0.85}
+        compactions={props.compactions}
+        modelCalls={props.modelCalls}
+        selected={n}
+        onSelect={select}
+        onExported={(path) => props.onNotice(`Chart saved to ${path}`)}
+        fail={props.fail}
+      />
+    ) : compositions ? (
+      <CompositionChart rows={compositions} compactions={props.compactions} modelCalls={props.modelCalls} selected={n} onSelect={select} />
+    ) : (
+      <div class="muted">Measuring each request…</div>
+    )}
     <div class="requests" data-testid="requests">
       <table class="calls request-list" data-testid="request-list">
         <thead>
-          <tr><th>#</th><th>purpose</th><th>prompt</th><th>cached</th><th>out</th><th>cache</th></tr>
+          <tr><th>#</th><th>purpose</th><th>body</th><th>prompt</th><th>cached</th><th>out</th><th>cache</th></tr>
         </thead>
         <tbody>
           {calls.map((c) => (
-            <tr class={`${c.n === n ? "active" : ""} ${c.error ? "failed" : ""}`} onClick={() => { setN(c.n); setAgainst(null); }} data-testid="request-row" title={c.error ?? c.startedAt}>
+            <tr class={`${c.n === n ? "active" : ""} ${c.error ? "failed" : ""}`} onClick={() => select(c.n)} data-testid="request-row" title={c.error ?? c.startedAt}>
               <td>{c.n}</td>
               <td>{c.purpose}</td>
+              <td><SourceBadge source={c.requestSource} /></td>
               <td>{c.promptTokens ?? "–"}</td>
               <td>{c.cachedTokens ?? "–"}</td>
               <td>{c.completionTokens ?? "–"}</td>
@@ -87,10 +109,37 @@ export function RequestsPane(props: {
             </label>
           </div>
         )}
+        {detail && <Provenance detail={detail} source={props.source} />}
         {diff && <DiffSummary diff={diff} />}
         {detail && <RawResponse detail={detail} />}
       </div>
     </div>
+    </div>
+  );
+}
+
+function SourceBadge(props: { source: CallSummary["requestSource"] }) {
+  const badge = sourceBadge(props.source);
+  return <span class={`flag ${badge.exact ? "exact" : "reconstructed"}`} title={badge.title} data-testid="source-badge">{badge.label}</span>;
+}
+
+/**
+ * Where the shown body comes from: exact (sent by Alisio, the agent's own log, the proxy) or
+ * reconstructed — then what the agent did not record, with estimates, and what a rebuilt body
+ * leaves out.
+ */
+function Provenance(props: { detail: CallDetail; source?: string }) {
+  const d = props.detail;
+  const badge = sourceBadge(d.requestSource);
+  return (
+    <div class="provenance" data-testid="provenance">
+      <SourceBadge source={d.requestSource} /> <span class="muted small">{badge.title}.</span>
+      {d.missing.length > 0 && (
+        <ul class="missing" data-testid="missing-parts">
+          {d.missing.map((m) => <li>{missingLabel(m, props.source)}</li>)}
+        </ul>
+      )}
+      {d.omitted.length > 0 && <div class="muted small" data-testid="omitted">Left out of the shown body: {d.omitted.join("; ")}</div>}
     </div>
   );
 }

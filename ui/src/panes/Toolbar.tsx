@@ -13,6 +13,9 @@ export function Toolbar(props: {
   onUndo: () => void;
   canExport: boolean;
   onExport: () => void;
+  /** The recording proxy is running (the button says so). */
+  proxyRunning: boolean;
+  onProxy: () => void;
 }) {
   return (
     <header class="toolbar">
@@ -32,6 +35,9 @@ export function Toolbar(props: {
         </button>
         <button class="secondary" onClick={props.onExport} disabled={!props.canExport} data-testid="export-button" title="Ctrl+E">
           Export…
+        </button>
+        <button class={props.proxyRunning ? "secondary recording" : "secondary"} onClick={props.onProxy} data-testid="proxy-button" title="Ctrl+Shift+P">
+          {props.proxyRunning ? "● Proxy" : "Proxy…"}
         </button>
       </div>
     </header>
