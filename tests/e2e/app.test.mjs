@@ -229,7 +229,21 @@ async function importFlow() {
   await driver.click(await driver.waitFor("[data-testid=tab-model]"));
   await driver.waitFor("[data-testid=reconstructed]");
   await driver.waitFor("[data-testid=model-summary]", { text: "reconstructed" });
+  await driver.waitFor("[data-testid=model-missing]", { text: "tools not recorded by Codex: ≈" });
   await shot("imported-codex");
+
+  // Every call says how its body is known; a reconstructed one lists what Codex did not record,
+  // and the composition chart stacks those parts as hatched estimates.
+  await driver.click(await driver.waitFor("[data-testid=tab-requests]"));
+  await driver.waitFor("[data-testid=request-row] [data-testid=source-badge]", { text: "reconstructed" });
+  const badges = await driver.execute("return [...document.querySelectorAll('[data-testid=request-row] [data-testid=source-badge]')].map((b) => b.textContent)");
+  const calls = cli("calls", "list", session().id);
+  assert.deepEqual(badges, calls.map((c) => (c.exact ? "exact" : "reconstructed")), "one badge per call, as the ledger says");
+  await driver.waitFor("[data-testid=provenance] [data-testid=missing-parts]", { text: "system prompt not recorded by Codex: ≈" });
+  await driver.click(await driver.waitFor("[data-testid=chart-composition]"));
+  await driver.waitFor("[data-testid=composition-chart] [data-testid=composition-missing]");
+  assert.equal(await driver.execute("return document.querySelectorAll('[data-testid=composition-bar]').length"), calls.length);
+  await shot("composition");
 
   // Codex appends turn 6: it shows up in place, without a reload.
   await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
@@ -237,8 +251,11 @@ async function importFlow() {
   fs.appendFileSync(followed, rolloutLines.slice(87).join("\n") + "\n");
   await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "ack call_11-Zq.9/x", timeoutMs: 10_000 });
   assert.equal(await driver.execute("return document.querySelector('[data-testid=stored-view]').dataset.marker"), marker, "the view was not rebuilt");
-  const session = cli("sessions", "list").find((s) => s.source === "codex");
-  assert.equal(session.sourcePath, followed);
+  assert.equal(session().sourcePath, followed);
+}
+
+function session() {
+  return cli("sessions", "list").find((s) => s.source === "codex");
 }
 
 test("export: the shown session written as JSON with secrets redacted", async () => {
@@ -362,3 +379,42 @@ async function sessionId() {
   return demo.id;
 }
 
+test("the recording proxy: started from its panel, a call through it captured byte for byte and opened", async () => {
+  const upstream = await startScriptedServer(["Answered through the proxy."]);
+  try {
+    // Whatever dialog an earlier test left open closes with Escape.
+    await driver.execute("window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }))");
+    await driver.click(await driver.waitFor("[data-testid=proxy-button]"));
+    await driver.type(await driver.waitFor("[data-testid=proxy-upstream]"), upstream.url);
+    await driver.clear(await driver.waitFor("[data-testid=proxy-listen]"));
+    await driver.type(await driver.waitFor("[data-testid=proxy-listen]"), "127.0.0.1:0");
+    await driver.click(await driver.waitFor("[data-testid=proxy-start]"));
+    await driver.waitFor("[data-testid=proxy-running]", { text: upstream.url });
+    const address = await driver.execute("return document.querySelector('[data-testid=proxy-address]').value");
+    assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
+    await driver.waitFor("[data-testid=proxy-button]", { text: "● Proxy" });
+
+    const body = JSON.stringify({ model: "e2e", messages: [{ role: "user", content: "through the proxy" }], stream: false });
+    const answer = await fetch(`${address}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-e2e-secret-key-0000000000" }, body });
+    assert.equal(answer.status, 200);
+    assert.match(await answer.text(), /Answered through the proxy/);
+    const received = await upstream.received();
+    assert.deepEqual(received.at(-1), JSON.parse(body), "the upstream got the request sent");
+
+    await driver.waitFor("[data-testid=proxy-captured]", { text: "1 call captured" });
+    await shot("proxy");
+    await driver.click(await driver.waitFor("[data-testid=proxy-call] td"));
+    await driver.click(await driver.waitFor("[data-testid=tab-requests]"));
+    await driver.waitFor("[data-testid=request-row] [data-testid=source-badge]", { text: "exact" });
+    await driver.waitFor("[data-testid=provenance]", { text: "alisio proxy" });
+
+    await driver.click(await driver.waitFor("[data-testid=proxy-button]"));
+    await driver.click(await driver.waitFor("[data-testid=proxy-stop]"));
+    await driver.waitFor("[data-testid=proxy-start]");
+    await driver.click(await driver.waitFor("[data-testid=proxy-dialog] [aria-label=Close]"));
+    await driver.waitFor("[data-testid=proxy-button]", { text: "Proxy…" });
+    await assert.rejects(fetch(`${address}/chat/completions`, { method: "POST", body }), "nothing listens once stopped");
+  } finally {
+    upstream.close();
+  }
+});
