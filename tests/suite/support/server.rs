@@ -359,7 +359,8 @@ pub fn responses_events(answer: &Answer) -> Vec<Value> {
     if !answer.text.is_empty() {
         let (a, b) = split_in_two(&answer.text);
         let index = answer.opaque_items.len();
-        let item = json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []});
+        let item =
+            json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []});
         out.push(json!({"type": "response.output_item.added", "output_index": index, "item": item}));
         out.push(json!({"type": "response.output_text.delta", "delta": a}));
         out.push(json!({"type": "response.output_text.delta", "delta": b}));

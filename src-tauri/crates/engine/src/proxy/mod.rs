@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderName, Response, StatusCode};
-use futures_util::StreamExt;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -206,46 +205,86 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         answer = answer.header(name, value);
     }
     let encoding = upstream.headers().get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let (sender, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(64);
-    let mut chunks = upstream.bytes_stream();
-    tokio::spawn(async move {
-        let mut exchange = recording;
-        while let Some(chunk) = chunks.next().await {
-            match chunk {
-                Ok(bytes) => {
-                    if let Some(x) = exchange.as_mut() {
-                        x.ttfb_ms.get_or_insert(started.elapsed().as_millis() as u64);
-                        let room = RECEIVED_CAP.saturating_sub(x.received.len());
-                        x.received.extend_from_slice(&bytes[..bytes.len().min(room)]);
-                        x.received_truncated |= bytes.len() > room;
-                    }
-                    if sender.send(Ok(bytes)).await.is_err() {
-                        if let Some(x) = exchange.as_mut() {
-                            x.error = Some("the agent closed the connection before the answer ended".into());
-                        }
-                        break;
-                    }
-                }
-                Err(e) => {
-                    let message = format!("the upstream's answer broke off: {}", plain(&e));
-                    if let Some(x) = exchange.as_mut() {
-                        x.error = Some(message.clone());
-                    }
-                    let _ = sender.send(Err(std::io::Error::other(message))).await;
-                    break;
-                }
-            }
-        }
-        drop(sender);
-        if let Some(mut x) = exchange {
+    let tee = Tee {
+        chunks: Box::pin(upstream.bytes_stream()),
+        recording: recording.map(|mut x| {
             x.status = status.as_u16();
             x.encoding = encoding;
-            x.duration_ms = started.elapsed().as_millis() as u64;
+            (x, shared)
+        }),
+        received: Vec::new(),
+        kept: 0,
+        started,
+    };
+    answer.body(Body::from_stream(tee)).unwrap_or_else(|e| failure(StatusCode::BAD_GATEWAY, &e.to_string()))
+}
+
+/// The answer on its way back: each chunk is handed on as it arrives (polled by the agent's
+/// connection itself, so nothing is queued between the two sockets) and copied into the recording,
+/// which is written when the answer ends, breaks off or the agent hangs up (the stream is dropped).
+struct Tee {
+    chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<Bytes>> + Send>>,
+    recording: Option<(Exchange, Arc<Shared>)>,
+    /// The answer's chunks so far (shared with what was sent, not copied), up to [`RECEIVED_CAP`].
+    received: Vec<Bytes>,
+    kept: usize,
+    started: Instant,
+}
+
+impl Tee {
+    fn finish(&mut self, error: Option<String>) {
+        if let Some((mut x, shared)) = self.recording.take() {
+            if x.error.is_none() {
+                x.error = error;
+            }
+            x.duration_ms = self.started.elapsed().as_millis() as u64;
+            x.received = std::mem::take(&mut self.received).concat();
             record(shared, x);
         }
-    });
-    let stream = futures_util::stream::unfold(receiver, |mut r| async move { r.recv().await.map(|c| (c, r)) });
-    answer.body(Body::from_stream(stream)).unwrap_or_else(|e| failure(StatusCode::BAD_GATEWAY, &e.to_string()))
+    }
+}
+
+impl futures_util::Stream for Tee {
+    type Item = std::io::Result<Bytes>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        match self.chunks.as_mut().poll_next(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some(Ok(bytes))) => {
+                let this = &mut *self;
+                if let Some((x, _)) = this.recording.as_mut() {
+                    x.ttfb_ms.get_or_insert(this.started.elapsed().as_millis() as u64);
+                    let room = RECEIVED_CAP.saturating_sub(this.kept);
+                    x.received_truncated |= bytes.len() > room;
+                    if room > 0 {
+                        this.received.push(bytes.slice(..bytes.len().min(room)));
+                        this.kept += bytes.len().min(room);
+                    }
+                }
+                Poll::Ready(Some(Ok(bytes)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                let message = format!("the upstream's answer broke off: {}", plain(&e));
+                self.finish(Some(message.clone()));
+                Poll::Ready(Some(Err(std::io::Error::other(message))))
+            }
+            Poll::Ready(None) => {
+                self.finish(None);
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl Drop for Tee {
+    fn drop(&mut self) {
+        // Dropped before the end: the agent closed the connection (or the proxy is stopping).
+        self.finish(Some("the agent closed the connection before the answer ended".into()));
+    }
 }
 
 /// An error's message with its causes, as one line.
@@ -272,7 +311,7 @@ fn failure(status: StatusCode, message: &str) -> Response<Body> {
 /// Records an exchange off the async threads: into the imported session it belongs to when one
 /// is found, else into this run's proxy session; then says where it went.
 fn record(shared: Arc<Shared>, exchange: Exchange) {
-    tokio::task::spawn_blocking(move || {
+    let work = move || {
         let path = exchange.path.clone();
         let call = captured(exchange);
         let (status, prompt_tokens, cached_tokens) = (call.status, call.prompt_tokens, call.cached_tokens);
@@ -304,7 +343,12 @@ fn record(shared: Arc<Shared>, exchange: Exchange) {
                 (shared.on_event)(ProxyEvent::Error { message: format!("a call to {path} was not recorded: {e}") })
             }
         }
-    });
+    };
+    // Outside the runtime (an answer dropped while it shuts down) it is written at once.
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(work)),
+        Err(_) => work(),
+    }
 }
 
 /// This run's session for calls that join no imported session (made at the first call).
