@@ -221,6 +221,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     proxy.stop().await;
     let sessions = store.list_sessions()?;
     let recorded: usize = sessions.iter().map(|s| store.model_calls(&s.id).map(|c| c.len()).unwrap_or(0)).sum();
-    println!("calls recorded: {recorded} of {}", 5 + small_runs + 2 * big_runs);
+    let expected = 5 + small_runs + 2 * big_runs;
+    println!("calls recorded: {recorded} of {expected}");
+    if recorded != expected {
+        return Err(format!("{recorded} calls recorded of {expected} sent").into());
+    }
     Ok(())
 }
