@@ -131,7 +131,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-#[tokio::main(flavor = "multi_thread")]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let smoke = std::env::var_os("ALISIO_BENCH_SMOKE").is_some();
     let (small_runs, big_runs) = if smoke { (20, 3) } else { (500, 40) };
@@ -143,16 +143,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // agent's next call comes seconds later — so a recording never competes with a measured answer.
     let recorded = Arc::new(AtomicUsize::new(0));
     let counter = recorded.clone();
-    let proxy = Proxy::start(
-        store.clone(),
-        options,
-        Arc::new(move |event| {
-            if matches!(event, ProxyEvent::Captured { .. }) {
-                counter.fetch_add(1, Ordering::SeqCst);
-            }
-        }),
-    )
-    .await?;
+    // The proxy on a thread and runtime of its own, as `alisio proxy` runs in a process of its own.
+    let on_event = Arc::new(move |event: ProxyEvent| {
+        if matches!(event, ProxyEvent::Captured { .. }) {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let (started, address) = tokio::sync::oneshot::channel();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let proxy_store = store.clone();
+    let proxy_thread = std::thread::spawn(move || -> Result<(), String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async move {
+            let proxy = Proxy::start(proxy_store, options, on_event).await.map_err(|e| e.to_string())?;
+            let _ = started.send(proxy.address());
+            let _ = stopped.await;
+            proxy.stop().await;
+            Ok(())
+        })
+    });
+    let address = address.await?;
     let settle = |expected: usize| {
         let recorded = recorded.clone();
         async move {
@@ -162,7 +176,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let mut sent = 0;
-    let proxied = format!("http://{}", proxy.address());
+    let proxied = format!("http://{address}");
     let client = alisio_engine::provider::http_client_builder().build()?;
     let message = "a line of a long conversation, ".repeat(1600);
     let body = serde_json::json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": message}]})
@@ -218,7 +232,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             (ms(p) / ms(d) - 1.0) * 100.0
         );
     }
-    proxy.stop().await;
+    let _ = stop.send(());
+    proxy_thread.join().map_err(|_| "the proxy's thread panicked")??;
     let sessions = store.list_sessions()?;
     let recorded: usize = sessions.iter().map(|s| store.model_calls(&s.id).map(|c| c.len()).unwrap_or(0)).sum();
     let expected = 5 + small_runs + 2 * big_runs;
