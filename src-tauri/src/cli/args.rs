@@ -77,6 +77,21 @@ pub enum Command {
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8788")]
         listen: String,
     },
+    /// Tokens, cost, cache hit rate and savings over every session, own and imported
+    Usage {
+        /// Group by day, week, month, session, model, project or source
+        #[arg(long, value_name = "GROUP", default_value = "day")]
+        by: String,
+        /// Calls from this day on (YYYY-MM-DD)
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Calls up to the end of this day (YYYY-MM-DD)
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
+        #[arg(long, value_name = "SOURCE")]
+        source: Option<String>,
+    },
     /// MCP tool servers (config `mcpServers`)
     Mcp {
         #[command(subcommand)]
@@ -193,6 +208,9 @@ pub enum CallsCommand {
         #[arg(long, value_name = "M")]
         against: Option<usize>,
     },
+    /// Every cache break and miss: its cause (system, tools, messages, model, params, expired,
+    /// compaction, unknown), the agent's own reason, the tokens processed again and what that cost
+    Breaks { session: String },
     /// Send call N's exact request again to the configured provider (another model with --config)
     /// and show both answers; stored as a `replay` call, never part of the transcript
     Replay { session: String, n: usize },

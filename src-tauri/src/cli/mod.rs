@@ -63,6 +63,10 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Calls { command } => commands::calls::command(app, out, command).await,
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
         Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
+        Command::Usage { by, since, until, source } => {
+            let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source };
+            out.show(&alisio_api::usage::report(app, request).await?)
+        }
     }
 }
 
@@ -74,7 +78,7 @@ fn access(command: &Command) -> Access {
         }
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
-        Command::Models | Command::Mcp { .. } => true,
+        Command::Models | Command::Mcp { .. } | Command::Usage { .. } => true,
         Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } => false,
     };
     if shows {

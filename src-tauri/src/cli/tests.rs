@@ -26,6 +26,8 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls composition", &["calls::compositions"]),
     ("calls diff", &["calls::diff"]),
     ("calls replay", &["calls::replay"]),
+    ("calls breaks", &["calls::breaks"]),
+    ("usage", &["usage::report"]),
     ("import", &["import::paths"]),
     ("mcp list", &["mcp::list"]),
     ("proxy", &["proxy::start", "proxy::stop"]),

@@ -109,6 +109,11 @@ impl App {
         Ok(())
     }
 
+    /// Prices (the shipped table under config `prices`) and the cache lifetime in force.
+    pub fn forensics(&self) -> ApiResult<alisio_engine::calls::Forensics> {
+        Ok(alisio_engine::calls::Forensics::new(&self.config())?)
+    }
+
     pub fn store(&self) -> ApiResult<Arc<Store>> {
         let mut slot = lock(&self.store);
         if let Some(store) = &*slot {

@@ -1,6 +1,8 @@
 //! The model-call ledger: every request rebuilt exactly, compared with another, sent again.
 
-use alisio_engine::calls::{self, CallCache, CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport};
+use alisio_engine::calls::{
+    self, CacheBreak, CallCache, CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport,
+};
 use alisio_engine::provider::wire::WireItem;
 use alisio_engine::store::ModelCallRecord;
 use serde::{Deserialize, Serialize};
@@ -62,7 +64,15 @@ pub struct PastRequest {
 /// Every model call of the session (`calls list`).
 pub async fn list(app: &App, request: SessionRequest) -> ApiResult<Vec<CallSummary>> {
     let session = app.session(&request.session)?;
-    Ok(calls::list(&*app.store()?, &session)?)
+    Ok(calls::list(&*app.store()?, &session, &app.forensics()?)?)
+}
+
+/// Every cache break and miss of the session, with its cause and what it cost (`calls breaks`).
+pub async fn breaks(app: &App, request: SessionRequest) -> ApiResult<Vec<CacheBreak>> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    let forensics = app.forensics()?;
+    blocking("the cache breaks", move || Ok(calls::breaks::breaks(&store, &session, &forensics)?)).await
 }
 
 /// Call `n`'s exact request (rebuilt) and the answer as received (`calls show`).
@@ -75,8 +85,9 @@ pub async fn show(app: &App, request: CallRequest) -> ApiResult<CallDetail> {
 pub async fn diff(app: &App, request: DiffRequest) -> ApiResult<RequestDiff> {
     let session = app.session(&request.session)?;
     let store = app.store()?;
+    let forensics = app.forensics()?;
     blocking("the diff", move || {
-        let diff = calls::diff(&store, &session, request.n, request.against)?;
+        let diff = calls::diff(&store, &session, request.n, request.against, &forensics)?;
         let lines = diff
             .message_changes
             .iter()

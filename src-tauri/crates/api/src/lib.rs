@@ -20,6 +20,7 @@ pub mod proxy;
 mod registry;
 pub mod sessions;
 pub mod turns;
+pub mod usage;
 pub mod views;
 
 pub use app::{Access, App, AppOptions, Approvals};

@@ -83,6 +83,9 @@ commands! {
     proxy_stop => proxy::stop(crate::sessions::Nothing) -> crate::proxy::ProxyStatus;
     proxy_status => proxy::status(crate::sessions::Nothing) -> crate::proxy::ProxyStatus;
     calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
+    calls_breaks => calls::breaks(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CacheBreak>;
+    usage_report => usage::report(crate::usage::UsageRequest) -> alisio_engine::cost::usage::UsageReport;
+    usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;
     calls_past_request => calls::past_request(crate::calls::LedgerRowRequest) -> crate::calls::PastRequest;
     import_paths => import::paths(crate::import::ImportPaths) -> crate::import::ImportOutcome;
     import_sources => import::sources(crate::sessions::Nothing) -> Vec<alisio_engine::import::SourceSummary>;

@@ -10,6 +10,7 @@ pub mod claim;
 pub mod compaction;
 pub mod config;
 pub mod context;
+pub mod cost;
 pub mod demo;
 pub mod error;
 pub mod events;

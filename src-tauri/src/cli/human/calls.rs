@@ -1,6 +1,8 @@
 //! The ledger as text: calls, one request, a diff, a replay.
 
-use alisio_engine::calls::{CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport};
+use alisio_engine::calls::{CacheBreak, CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport};
+use alisio_engine::cost::usage::UsageReport;
+use alisio_engine::cost::Money;
 
 use crate::cli::output::Human;
 
@@ -10,7 +12,7 @@ impl Human for Vec<CallSummary> {
         for c in calls {
             let opt = |v: Option<u64>| v.map_or("–".to_string(), |v| v.to_string());
             println!(
-                "{:>3}  {:<13} {:<13} {}  {} chars  prompt {}  cached {}  completion {}  ttft {} ms  {}{}",
+                "{:>3}  {:<13} {:<13} {}  {} chars  prompt {}  cached {}  completion {}  ttft {} ms  {}  {}{}",
                 c.n,
                 c.purpose,
                 c.request_source,
@@ -21,6 +23,7 @@ impl Human for Vec<CallSummary> {
                 opt(c.completion_tokens),
                 opt(c.ttft_ms),
                 c.finish_reason.as_deref().unwrap_or("–"),
+                money(c.cost_usd),
                 c.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default()
             );
         }
@@ -93,6 +96,15 @@ impl Human for CallDiff {
             diff.cached_tokens.map_or("no".to_string(), |c| c.to_string()),
             if diff.cache_break { "the cache breaks" } else { "the prefix is kept" }
         );
+        if let Some(cause) = diff.cause {
+            println!(
+                "cache miss: {} — {} tokens processed again, {}{}",
+                cause.explain(),
+                diff.lost_tokens.unwrap_or(0),
+                money(diff.miss_cost_usd),
+                diff.agent_reason.as_deref().map(|r| format!(" (the agent says: {r})")).unwrap_or_default()
+            );
+        }
         let d = &diff.first_divergence;
         if d.part != "none" {
             let index = d.index.map(|i| format!(" {i}")).unwrap_or_default();
@@ -116,5 +128,58 @@ impl Human for ReplayReport {
         println!("call {} replayed as call {} on {}", report.replay_of, report.n, report.model);
         println!("original:\n{}", text(&report.original));
         println!("replay:\n{}", text(&report.replay));
+    }
+}
+
+/// `$0.004213`, or "unpriced".
+fn money(value: Option<Money>) -> String {
+    value.map_or_else(|| "unpriced".to_string(), |m| m.to_string())
+}
+
+impl Human for Vec<CacheBreak> {
+    fn print(&self) {
+        if self.is_empty() {
+            println!("No cache break or miss: every call reused what the one before it left in the cache.");
+        }
+        for b in self {
+            let reason = b.agent_reason.as_deref().map(|r| format!("  (the agent says: {r})")).unwrap_or_default();
+            println!(
+                "{:>3} against {:<3} {:<10} {} tokens processed again, {}  — {}{reason}",
+                b.n,
+                b.against,
+                serde_json::to_value(b.cause).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                b.lost_tokens,
+                money(b.miss_cost_usd),
+                b.cause.explain(),
+            );
+        }
+    }
+}
+
+impl Human for UsageReport {
+    fn print(&self) {
+        println!(
+            "{:<38} {:>7} {:>12} {:>12} {:>10} {:>10} {:>12} {:>10} {:>6}",
+            "", "calls", "prompt", "cached", "written", "output", "cost", "saved", "hit %"
+        );
+        for row in self.rows.iter().chain(std::iter::once(&self.total)) {
+            let key = match &row.label {
+                Some(label) => format!("{} {}", &row.key[..row.key.len().min(8)], label),
+                None => row.key.clone(),
+            };
+            let key: String = key.chars().take(38).collect();
+            let unpriced = if row.unpriced_calls > 0 { format!("  ({} unpriced)", row.unpriced_calls) } else { String::new() };
+            println!(
+                "{key:<38} {:>7} {:>12} {:>12} {:>10} {:>10} {:>12} {:>10} {:>6}{unpriced}",
+                row.calls,
+                row.prompt_tokens,
+                row.cached_tokens,
+                row.cache_write_tokens,
+                row.completion_tokens,
+                money(row.cost_usd),
+                money(row.cache_savings_usd),
+                row.cache_hit_rate.map_or("–".to_string(), |r| format!("{:.1}", r * 100.0)),
+            );
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! server renders them — system, tools, messages — with the first divergence and whether it breaks
 //! a prefix cache.
 
+pub mod breaks;
 pub mod claude_log;
 pub mod composition;
 #[cfg(test)]
@@ -13,9 +14,12 @@ pub mod rebuild;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use breaks::{BreakCause, CacheBreak};
 pub use composition::{Composition, Share, ToolShare};
 pub use rebuild::{messages as request_messages, Rebuilder, Rebuilt};
 
+use crate::config::ConfigFile;
+use crate::cost::{Money, PriceBook, Tokens};
 use crate::error::{Error, Result};
 use crate::store::{ModelCallRecord, Purpose, RequestSource, Session, Store};
 use crate::transcript::estimate_tokens;
@@ -40,6 +44,39 @@ pub struct CallSummary {
     pub request_source: RequestSource,
     /// The body shown is the one that was sent (`requestSource` other than `reconstructed`).
     pub exact: bool,
+    pub model: String,
+    /// Input written to the prompt cache.
+    pub cache_write_tokens: Option<u64>,
+    /// What the call cost at the price in force on its date; `null` for a model without a price.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub cost_usd: Option<Money>,
+    /// What its cached tokens would have cost as input, minus what they cost.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub cache_savings_usd: Option<Money>,
+}
+
+/// What pricing calls and judging cache misses take from the configuration.
+#[derive(Debug, Clone)]
+pub struct Forensics {
+    pub book: PriceBook,
+    /// How long a prompt cache lives (config `cacheTtlSeconds`).
+    pub ttl_seconds: u64,
+}
+
+impl Forensics {
+    pub fn new(config: &ConfigFile) -> Result<Forensics> {
+        Ok(Forensics { book: PriceBook::new(&config.prices)?, ttl_seconds: config.cache_ttl_seconds })
+    }
+
+    /// A ledger row's tokens, as priced.
+    pub fn tokens(call: &ModelCallRecord) -> Tokens {
+        Tokens {
+            prompt: call.prompt_tokens.unwrap_or(0),
+            cached: call.cached_tokens.unwrap_or(0),
+            cache_write: call.cache_write_tokens.unwrap_or(0),
+            completion: call.completion_tokens.unwrap_or(0),
+        }
+    }
 }
 
 /// `calls show`: the request as sent and the answer as received.
@@ -82,6 +119,15 @@ pub struct CallDiff {
     pub message_changes: Vec<MessageChange>,
     pub tool_changes: ToolChanges,
     pub param_changes: Vec<ParamChange>,
+    /// Why the cache broke or missed (`null`: it did not).
+    pub cause: Option<BreakCause>,
+    /// The cause the agent itself recorded, when it did.
+    pub agent_reason: Option<String>,
+    /// Tokens of `against` the server had to process again.
+    pub lost_tokens: Option<u64>,
+    /// Those tokens priced as input minus as cached input.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub miss_cost_usd: Option<Money>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -223,12 +269,14 @@ fn nth(calls: &[ModelCallRecord], n: usize, session: &str) -> Result<ModelCallRe
     })
 }
 
-pub fn list(store: &Store, record: &Session) -> Result<Vec<CallSummary>> {
+pub fn list(store: &Store, record: &Session, forensics: &Forensics) -> Result<Vec<CallSummary>> {
     let (_, calls) = calls_of(store, record)?;
     Ok(calls
         .into_iter()
         .enumerate()
-        .map(|(i, c)| CallSummary {
+        .map(|(i, c)| {
+            let priced = forensics.book.price(&c.model, &c.started_at, &Forensics::tokens(&c));
+            CallSummary {
             n: i + 1,
             purpose: c.purpose,
             started_at: c.started_at,
@@ -242,7 +290,11 @@ pub fn list(store: &Store, record: &Session) -> Result<Vec<CallSummary>> {
             error: c.error,
             request_source: c.request_source,
             exact: c.request_source.exact(),
-        })
+            cache_write_tokens: c.cache_write_tokens,
+            cost_usd: priced.map(|p| p.cost),
+            cache_savings_usd: priced.map(|p| p.savings),
+            model: c.model,
+        }})
         .collect())
 }
 
@@ -526,7 +578,13 @@ pub fn cache_report(store: &Store, record: &Session) -> Result<Vec<CallCache>> {
 }
 
 /// Compares request `n` with `against` (default `n − 1`) in rendering order.
-pub fn diff(store: &Store, record: &Session, n: usize, against: Option<usize>) -> Result<CallDiff> {
+pub fn diff(
+    store: &Store,
+    record: &Session,
+    n: usize,
+    against: Option<usize>,
+    forensics: &Forensics,
+) -> Result<CallDiff> {
     let (id, calls) = calls_of(store, record)?;
     let against = against.unwrap_or(n.saturating_sub(1));
     let (new_call, old_call) = (nth(&calls, n, &id)?, nth(&calls, against, &id)?);
@@ -539,6 +597,9 @@ pub fn diff(store: &Store, record: &Session, n: usize, against: Option<usize>) -
     let cache_break = divergence.is_some();
     let new_chars = rendered_chars(&new);
     let (same_messages, message_changes, tool_changes, param_changes) = structural_changes(&old, &new);
+    let compactions = store.compactions(&id)?;
+    let judge = breaks::Judge { book: &forensics.book, ttl_seconds: forensics.ttl_seconds, compactions: &compactions };
+    let verdict = judge.judge((&old_call, &old), (&new_call, &new), prefix, divergence.as_ref());
     // When all of `against` is kept, the first divergence is the first item `n` adds (e.g. a
     // summarizer's appended request); only when nothing is added do the params decide.
     let first_divergence = divergence.unwrap_or_else(|| {
@@ -574,5 +635,9 @@ pub fn diff(store: &Store, record: &Session, n: usize, against: Option<usize>) -
         message_changes,
         tool_changes,
         param_changes,
+        agent_reason: verdict.as_ref().and(new_call.agent_cache_reason.clone()),
+        cause: verdict.as_ref().map(|v| v.cause),
+        lost_tokens: verdict.as_ref().map(|v| v.lost_tokens),
+        miss_cost_usd: verdict.and_then(|v| v.miss_cost),
     })
 }

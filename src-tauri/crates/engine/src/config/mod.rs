@@ -42,6 +42,54 @@ pub struct ConfigFile {
     pub mcp: McpConfig,
     /// Traces to a team's trace store.
     pub telemetry: TelemetryConfig,
+    /// Prices (USD per million tokens) by model name or pattern (`*`), over the table shipped with
+    /// Alisio; a model named here is priced from here only.
+    pub prices: BTreeMap<String, PriceConfig>,
+    /// How long a provider keeps a prompt cache: a call after a longer gap whose prefix was intact
+    /// but not reused is a miss of cause `expired`.
+    #[schemars(range(min = 1, max = 86_400))]
+    pub cache_ttl_seconds: u64,
+}
+
+/// One model's prices, USD per million tokens.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PriceConfig {
+    #[schemars(range(min = 0))]
+    pub input: f64,
+    /// Input read from the prompt cache (default: the input price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cached_input: Option<f64>,
+    /// Input written to the prompt cache (default: the input price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cache_write: Option<f64>,
+    #[schemars(range(min = 0))]
+    pub output: f64,
+    /// `YYYY-MM-DD`: the price applies to calls from that day on (default: always).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Calls whose prompt is above `above` tokens are priced whole at these rates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_context: Option<LongContextConfig>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LongContextConfig {
+    #[schemars(range(min = 1))]
+    pub above: u64,
+    #[schemars(range(min = 0))]
+    pub input: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cached_input: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cache_write: Option<f64>,
+    #[schemars(range(min = 0))]
+    pub output: f64,
 }
 
 /// The MCP tool catalog's budget: past it, tools are deferred behind `tool_search`.
@@ -432,6 +480,8 @@ impl Default for ConfigFile {
             mcp_servers: Default::default(),
             mcp: McpConfig::default(),
             telemetry: TelemetryConfig::default(),
+            prices: BTreeMap::new(),
+            cache_ttl_seconds: 300,
         }
     }
 }

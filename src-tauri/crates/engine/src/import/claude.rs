@@ -236,6 +236,8 @@ impl Claude {
                 model,
                 prompt_tokens: input.map(|i| i + read.unwrap_or(0) + created),
                 cached_tokens: read,
+                cache_write_tokens: input.map(|_| created),
+                agent_cache_reason: cache_miss_reason(record, usage),
                 completion_tokens: usage["output_tokens"].as_u64(),
                 finish_reason: message["stop_reason"].as_str().map(str::to_string),
                 response_seq: Some(seq),
@@ -425,4 +427,13 @@ fn tool_use_result(value: Option<&Value>) -> Value {
         Some(Value::String(s)) if !s.is_empty() => json!(s),
         _ => Value::Null,
     }
+}
+
+/// The reason Claude Code recorded for a cache miss, where its record has one (on the usage or
+/// beside the message, depending on the version).
+fn cache_miss_reason(record: &Value, usage: &Value) -> Option<String> {
+    ["cache_miss_reason", "cacheMissReason"]
+        .iter()
+        .find_map(|key| usage.get(*key).or_else(|| record.get(*key)).or_else(|| record.pointer(&format!("/message/{key}"))))
+        .and_then(|v| v.as_str().map(str::to_string).or_else(|| (!v.is_null()).then(|| v.to_string())))
 }

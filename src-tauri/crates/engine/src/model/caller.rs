@@ -198,6 +198,7 @@ impl ModelCaller {
             &ModelCallUpdate {
                 prompt_tokens: usage.prompt_tokens,
                 cached_tokens: usage.cached_tokens,
+                cache_write_tokens: usage.cache_write_tokens,
                 completion_tokens: usage.completion_tokens,
                 prompt_ms: usage.prompt_ms,
                 ttft_ms: completion.ttft_ms,

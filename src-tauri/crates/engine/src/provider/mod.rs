@@ -29,6 +29,8 @@ use wire::WireItem;
 pub struct Usage {
     pub prompt_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
+    /// Input written to the prompt cache (servers that report it: Anthropic's cache creation).
+    pub cache_write_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     pub prompt_ms: Option<f64>,
 }
@@ -37,6 +39,7 @@ impl Usage {
     fn merge(&mut self, other: &Usage) {
         self.prompt_tokens = other.prompt_tokens.or(self.prompt_tokens);
         self.cached_tokens = other.cached_tokens.or(self.cached_tokens);
+        self.cache_write_tokens = other.cache_write_tokens.or(self.cache_write_tokens);
         self.completion_tokens = other.completion_tokens.or(self.completion_tokens);
         self.prompt_ms = other.prompt_ms.or(self.prompt_ms);
     }

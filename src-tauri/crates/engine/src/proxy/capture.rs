@@ -132,6 +132,7 @@ pub fn captured(exchange: Exchange) -> CapturedCall {
         status: exchange.status,
         prompt_tokens: usage.prompt,
         cached_tokens: usage.cached,
+        cache_write_tokens: usage.cache_write,
         completion_tokens: usage.completion,
         ttft_ms: exchange.ttfb_ms,
         duration_ms: exchange.duration_ms,
@@ -157,6 +158,7 @@ fn decoded(bytes: &[u8], encoding: Option<&str>) -> String {
 pub struct Usage {
     pub prompt: Option<u64>,
     pub cached: Option<u64>,
+    pub cache_write: Option<u64>,
     pub completion: Option<u64>,
 }
 
@@ -201,8 +203,10 @@ fn read_usage(value: &Value, out: &mut Usage) {
     if let Some(input) = n("/input_tokens") {
         if anthropic {
             let read = n("/cache_read_input_tokens").unwrap_or(0);
-            out.prompt = Some(input + read + n("/cache_creation_input_tokens").unwrap_or(0));
+            let written = n("/cache_creation_input_tokens").unwrap_or(0);
+            out.prompt = Some(input + read + written);
             out.cached = Some(read);
+            out.cache_write = Some(written);
         } else {
             out.prompt = Some(input);
             out.cached = n("/input_tokens_details/cached_tokens").or(out.cached);

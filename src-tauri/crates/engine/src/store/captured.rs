@@ -22,6 +22,7 @@ pub struct CapturedCall {
     pub status: u16,
     pub prompt_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
+    pub cache_write_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     pub ttft_ms: Option<u64>,
     pub duration_ms: u64,
@@ -73,8 +74,8 @@ impl Store {
                 "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
                      tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
                      completion_tokens, ttft_ms, duration_ms, error, response, started_at, request_source,
-                     request_ref, request_key, request_prefix_key)
-                 VALUES (?1, ?2, ?3, ?4, '', '[]', ?5, 0, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'proxy', ?16, ?17, ?18)",
+                     request_ref, request_key, request_prefix_key, cache_write_tokens)
+                 VALUES (?1, ?2, ?3, ?4, '', '[]', ?5, 0, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'proxy', ?16, ?17, ?18, ?19)",
                 params![
                     session,
                     Purpose::Turn,
@@ -94,6 +95,7 @@ impl Store {
                     call.body.to_string(),
                     call.key,
                     call.prefix_key,
+                    call.cache_write_tokens,
                 ],
             )?;
             let row = conn.last_insert_rowid();

@@ -45,6 +45,10 @@ pub struct Usage {
     pub model: String,
     pub prompt_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
+    /// Input written to the prompt cache (Claude Code's `cache_creation_input_tokens`).
+    pub cache_write_tokens: Option<u64>,
+    /// The reason the agent recorded for a cache miss, when it did.
+    pub agent_cache_reason: Option<String>,
     pub completion_tokens: Option<u64>,
     pub duration_ms: Option<u64>,
     pub ttft_ms: Option<u64>,
@@ -67,6 +71,8 @@ impl Usage {
             model: String::new(),
             prompt_tokens: None,
             cached_tokens: None,
+            cache_write_tokens: None,
+            agent_cache_reason: None,
             completion_tokens: None,
             duration_ms: None,
             ttft_ms: None,
@@ -185,8 +191,8 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
         "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
              tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
              completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at,
-             request_source, request_ref)
-         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+             request_source, request_ref, cache_write_tokens, agent_cache_reason)
+         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
     )?;
     stmt.execute(params![
         session,
@@ -208,6 +214,8 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
         usage.started_at,
         usage.request_source,
         usage.request_ref.as_ref().map(Value::to_string),
+        usage.cache_write_tokens.map(|v| v as i64),
+        usage.agent_cache_reason,
     ])?;
     Ok(tx.conn().last_insert_rowid())
 }

@@ -124,6 +124,8 @@ pub struct ModelCallStart<'a> {
 pub struct ModelCallUpdate {
     pub prompt_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
+    /// Input written to the prompt cache (Anthropic's cache creation).
+    pub cache_write_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     pub prompt_ms: Option<f64>,
     pub ttft_ms: Option<u64>,
@@ -160,6 +162,10 @@ pub struct ModelCallRecord {
     pub started_at: String,
     /// Where its request body comes from.
     pub request_source: RequestSource,
+    /// Input written to the prompt cache (priced apart from input and cache reads).
+    pub cache_write_tokens: Option<u64>,
+    /// The reason the agent itself recorded for a cache miss (Claude Code's `cache_miss_reason`).
+    pub agent_cache_reason: Option<String>,
 }
 
 fn params_say_reconstructed(params: rusqlite::types::ValueRef<'_>) -> bool {
@@ -198,6 +204,8 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
             None if params_say_reconstructed(row.get_ref(5)?) => RequestSource::Reconstructed,
             None => RequestSource::Alisio,
         },
+        cache_write_tokens: row.get(20)?,
+        agent_cache_reason: row.get(21)?,
     })
 }
 
@@ -231,7 +239,8 @@ impl Store {
         self.write(|tx| {
             tx.conn().execute(
                 "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4, prompt_ms = ?5,
-                     ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10, response = ?11
+                     ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10, response = ?11,
+                     cache_write_tokens = ?12
                  WHERE id = ?1",
                 params![
                     id,
@@ -245,6 +254,7 @@ impl Store {
                     update.error,
                     update.response_seq,
                     update.response.as_ref().map(|r| r.to_string()),
+                    update.cache_write_tokens.map(|v| v as i64),
                 ],
             )?;
             Ok(())
@@ -256,7 +266,7 @@ impl Store {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
                         prompt_tokens, cached_tokens, completion_tokens, prompt_ms, ttft_ms, duration_ms, finish_reason,
-                        error, response_seq, started_at, request_source
+                        error, response_seq, started_at, request_source, cache_write_tokens, agent_cache_reason
                  FROM model_calls WHERE session_id = ?1 ORDER BY id",
             )?;
             let rows = stmt.query_map([session], record_from_row)?;

@@ -8,6 +8,7 @@ pub mod imported;
 pub mod journal;
 mod ledger;
 pub mod sessions;
+pub mod usage;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};

@@ -1,0 +1,59 @@
+//! Usage and cost across every session (`alisio usage`), and the sessions behind one row.
+
+use alisio_engine::cost::usage::{self, UsageBy, UsageQuery, UsageReport};
+use alisio_engine::store::usage::SessionRef;
+use serde::Deserialize;
+use ts_rs::TS;
+
+use crate::error::{blocking, ApiResult};
+use crate::App;
+
+/// Which calls and how to group them.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageRequest {
+    /// `day` (default), `week`, `month`, `session`, `model`, `project` or `source`.
+    pub by: Option<String>,
+    /// `YYYY-MM-DD`: calls from that day on.
+    pub since: Option<String>,
+    /// `YYYY-MM-DD`: calls up to the end of that day.
+    pub until: Option<String>,
+    /// `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
+    pub source: Option<String>,
+}
+
+/// One row of a usage report, to list the sessions behind it.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageRowRequest {
+    #[serde(flatten)]
+    pub query: UsageRequest,
+    pub key: String,
+}
+
+fn query(request: UsageRequest) -> ApiResult<UsageQuery> {
+    Ok(UsageQuery {
+        by: request.by.as_deref().unwrap_or("day").parse::<UsageBy>()?,
+        since: request.since,
+        until: request.until,
+        source: request.source,
+    })
+}
+
+/// Tokens, cost, cache hit rate and savings by the grouping asked, with the total.
+pub async fn report(app: &App, request: UsageRequest) -> ApiResult<UsageReport> {
+    let store = app.store()?;
+    let forensics = app.forensics()?;
+    let query = query(request)?;
+    blocking("the usage report", move || Ok(usage::report(&store, &forensics.book, &query)?)).await
+}
+
+/// The sessions behind one row of a usage report, newest first.
+pub async fn sessions(app: &App, request: UsageRowRequest) -> ApiResult<Vec<SessionRef>> {
+    let store = app.store()?;
+    let forensics = app.forensics()?;
+    let key = request.key.clone();
+    let query = query(request.query)?;
+    blocking("the sessions of a usage row", move || Ok(usage::sessions_of(&store, &forensics.book, &query, &key)?))
+        .await
+}

@@ -1,0 +1,309 @@
+//! `alisio usage`: tokens, cost, cache hit rate and savings over every session — Alisio's own and
+//! imported alike — by day, week, month, session, model, project or source.
+//!
+//! One pass over the ledger (its covering index). Cost is linear in tokens, so tokens are summed
+//! per group and price in force (the entry for the call's model on its date, and its long-context
+//! band) and each sum is priced once at the end — exact, and the same as pricing call by call.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::{Money, PriceBook, Rates, Tokens};
+use crate::error::{Error, Result};
+use crate::store::usage::{SessionRef, UsageFilter};
+use crate::store::Store;
+
+/// What usage is grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum UsageBy {
+    Day,
+    Week,
+    Month,
+    Session,
+    Model,
+    Project,
+    Source,
+}
+
+impl std::str::FromStr for UsageBy {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<UsageBy> {
+        Ok(match text {
+            "day" => UsageBy::Day,
+            "week" => UsageBy::Week,
+            "month" => UsageBy::Month,
+            "session" => UsageBy::Session,
+            "model" => UsageBy::Model,
+            "project" => UsageBy::Project,
+            "source" => UsageBy::Source,
+            other => {
+                return Err(Error::Usage(format!(
+                    "--by must be day, week, month, session, model, project or source, not {other:?}"
+                )))
+            }
+        })
+    }
+}
+
+/// One group's figures (also the total).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct UsageRow {
+    pub key: String,
+    /// What the key stands for where it is an id (a session's title).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub completion_tokens: u64,
+    /// The priced calls' cost; `null` when none of the group's calls has a price.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub cost_usd: Option<Money>,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub cache_savings_usd: Option<Money>,
+    /// Cached over prompt tokens; `null` without prompt tokens.
+    pub cache_hit_rate: Option<f64>,
+    /// Calls whose model has no price on their date (their cost is not in `costUsd`).
+    pub unpriced_calls: u64,
+    /// Sessions behind the group.
+    pub sessions: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct UsageReport {
+    pub by: UsageBy,
+    pub rows: Vec<UsageRow>,
+    pub total: UsageRow,
+}
+
+/// Which calls and how to group them.
+#[derive(Debug, Clone)]
+pub struct UsageQuery {
+    pub by: UsageBy,
+    /// `YYYY-MM-DD` (or a timestamp): calls from then on.
+    pub since: Option<String>,
+    /// `YYYY-MM-DD`: calls up to the end of that day (a timestamp: before it).
+    pub until: Option<String>,
+    /// `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
+    pub source: Option<String>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Sums {
+    calls: u64,
+    tokens: [u64; 4],
+}
+
+impl Sums {
+    fn add(&mut self, t: &Tokens) {
+        self.calls += 1;
+        for (sum, v) in self.tokens.iter_mut().zip([t.prompt, t.cached, t.cache_write, t.completion]) {
+            *sum += v;
+        }
+    }
+
+    fn tokens(&self) -> Tokens {
+        let [prompt, cached, cache_write, completion] = self.tokens;
+        Tokens { prompt, cached, cache_write, completion }
+    }
+}
+
+/// A group being summed: tokens per price in force (`None`: unpriced), and its sessions.
+#[derive(Default)]
+struct Group {
+    by_price: HashMap<Option<Rates>, Sums>,
+    sessions: HashSet<i64>,
+}
+
+impl Group {
+    fn row(&self, key: String, label: Option<String>) -> UsageRow {
+        let mut row = UsageRow { key, label, sessions: self.sessions.len() as u64, ..UsageRow::default() };
+        for (rates, sums) in &self.by_price {
+            let t = sums.tokens();
+            row.calls += sums.calls;
+            row.prompt_tokens += t.prompt;
+            row.cached_tokens += t.cached;
+            row.cache_write_tokens += t.cache_write;
+            row.completion_tokens += t.completion;
+            match rates {
+                Some(rates) => {
+                    let priced = rates.price(&t);
+                    *row.cost_usd.get_or_insert(Money::ZERO) += priced.cost;
+                    *row.cache_savings_usd.get_or_insert(Money::ZERO) += priced.savings;
+                }
+                None => row.unpriced_calls += sums.calls,
+            }
+        }
+        row.cache_hit_rate = (row.prompt_tokens > 0).then(|| row.cached_tokens as f64 / row.prompt_tokens as f64);
+        row
+    }
+
+    fn merge(&mut self, other: &Group) {
+        for (rates, sums) in &other.by_price {
+            let into = self.by_price.entry(*rates).or_default();
+            into.calls += sums.calls;
+            for (a, b) in into.tokens.iter_mut().zip(sums.tokens) {
+                *a += b;
+            }
+        }
+        self.sessions.extend(&other.sessions);
+    }
+}
+
+/// The day after `YYYY-MM-DD`, for an inclusive `--until`.
+fn day_after(date: &str) -> Result<String> {
+    let day = chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d")
+        .map_err(|_| Error::Usage(format!("--until must be a date (YYYY-MM-DD), not {date:?}")))?;
+    Ok(day.succ_opt().unwrap_or(day).format("%Y-%m-%d").to_string())
+}
+
+fn iso_week(day: &str) -> String {
+    match chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") {
+        Ok(date) => {
+            let week = chrono::Datelike::iso_week(&date);
+            format!("{}-W{:02}", week.year(), week.week())
+        }
+        Err(_) => day.to_string(),
+    }
+}
+
+/// The usage report `query` asks for; `sessions_of` also lists the sessions behind that key.
+pub fn report(store: &Store, book: &PriceBook, query: &UsageQuery) -> Result<UsageReport> {
+    let (report, _) = run(store, book, query, None)?;
+    Ok(report)
+}
+
+/// The sessions behind one row of a report (its key as the report gives it), most recent first.
+pub fn sessions_of(store: &Store, book: &PriceBook, query: &UsageQuery, key: &str) -> Result<Vec<SessionRef>> {
+    Ok(run(store, book, query, Some(key))?.1)
+}
+
+fn run(
+    store: &Store,
+    book: &PriceBook,
+    query: &UsageQuery,
+    wanted: Option<&str>,
+) -> Result<(UsageReport, Vec<SessionRef>)> {
+    if let Some(since) = &query.since {
+        if since.len() < 10 || chrono::NaiveDate::parse_from_str(&since[..10], "%Y-%m-%d").is_err() {
+            return Err(Error::Usage(format!("--since must be a date (YYYY-MM-DD), not {since:?}")));
+        }
+    }
+    let until = match &query.until {
+        Some(until) if until.len() == 10 => Some(day_after(until)?),
+        other => other.clone(),
+    };
+    let filter = UsageFilter { since: query.since.clone(), until, source: query.source.clone() };
+    let sessions = store.session_refs()?;
+    let by_row: HashMap<i64, usize> = sessions.iter().enumerate().map(|(i, s)| (s.row, i)).collect();
+
+    // Keys by index; what a call's key is, remembered per session or per day.
+    let mut keys: Vec<String> = Vec::new();
+    let mut key_index: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut intern = |key: &str, keys: &mut Vec<String>, groups: &mut Vec<Group>| -> usize {
+        if let Some(i) = key_index.get(key) {
+            return *i;
+        }
+        keys.push(key.to_string());
+        groups.push(Group::default());
+        key_index.insert(key.to_string(), keys.len() - 1);
+        keys.len() - 1
+    };
+    let mut session_key: HashMap<i64, usize> = HashMap::new();
+    let mut model_key: HashMap<String, usize> = HashMap::new();
+    let mut last_day = String::new();
+    let mut day_key = 0usize;
+    // The price in force per model, re-resolved when the day changes.
+    let mut prices: HashMap<String, (String, Option<super::PriceEntry>)> = HashMap::new();
+
+    store.each_call_usage(&filter, |call| {
+        let day = call.started_at.get(..10).unwrap_or(call.started_at);
+        let key = match query.by {
+            UsageBy::Day | UsageBy::Week | UsageBy::Month => {
+                if day != last_day {
+                    last_day = day.to_string();
+                    let key = match query.by {
+                        UsageBy::Day => day.to_string(),
+                        UsageBy::Week => iso_week(day),
+                        _ => day.get(..7).unwrap_or(day).to_string(),
+                    };
+                    day_key = intern(&key, &mut keys, &mut groups);
+                }
+                day_key
+            }
+            UsageBy::Model => match model_key.get(call.model) {
+                Some(k) => *k,
+                None => {
+                    let k = intern(call.model, &mut keys, &mut groups);
+                    model_key.insert(call.model.to_string(), k);
+                    k
+                }
+            },
+            UsageBy::Session | UsageBy::Project | UsageBy::Source => match session_key.get(&call.session) {
+                Some(k) => *k,
+                None => {
+                    let session = by_row.get(&call.session).map(|i| &sessions[*i]);
+                    let key = match (query.by, session) {
+                        (_, None) => "",
+                        (UsageBy::Session, Some(s)) => s.id.as_str(),
+                        (UsageBy::Project, Some(s)) => s.project.as_str(),
+                        (_, Some(s)) => s.source.as_str(),
+                    };
+                    let k = intern(key, &mut keys, &mut groups);
+                    session_key.insert(call.session, k);
+                    k
+                }
+            },
+        };
+        let entry = match prices.get(call.model) {
+            Some((at, entry)) if at == day => entry.as_ref(),
+            _ => {
+                let entry = book.entry(call.model, day).cloned();
+                prices.insert(call.model.to_string(), (day.to_string(), entry));
+                prices.get(call.model).and_then(|(_, e)| e.as_ref())
+            }
+        };
+        let tokens = Tokens {
+            prompt: call.prompt_tokens,
+            cached: call.cached_tokens,
+            cache_write: call.cache_write_tokens,
+            completion: call.completion_tokens,
+        };
+        let rates = entry.map(|e| match e.long_context {
+            Some((above, band)) if tokens.prompt > above => band,
+            _ => e.rates,
+        });
+        let group = &mut groups[key];
+        group.by_price.entry(rates).or_default().add(&tokens);
+        group.sessions.insert(call.session);
+    })?;
+
+    let titles: HashMap<&str, &str> = sessions.iter().map(|s| (s.id.as_str(), s.title.as_str())).collect();
+    let mut total = Group::default();
+    let mut rows: Vec<UsageRow> = Vec::with_capacity(keys.len());
+    let mut behind: HashSet<i64> = HashSet::new();
+    for (key, group) in keys.into_iter().zip(&groups) {
+        total.merge(group);
+        if wanted == Some(key.as_str()) {
+            behind.extend(&group.sessions);
+        }
+        let label = (query.by == UsageBy::Session).then(|| titles.get(key.as_str()).map(|t| t.to_string())).flatten();
+        rows.push(group.row(key, label));
+    }
+    match query.by {
+        UsageBy::Day | UsageBy::Week | UsageBy::Month => rows.sort_by(|a, b| a.key.cmp(&b.key)),
+        _ => rows.sort_by(|a, b| b.cost_usd.cmp(&a.cost_usd).then(b.calls.cmp(&a.calls)).then(a.key.cmp(&b.key))),
+    }
+    let mut listed: Vec<SessionRef> = sessions.into_iter().filter(|s| behind.contains(&s.row)).collect();
+    listed.reverse();
+    Ok((UsageReport { by: query.by, rows, total: total.row("total".into(), None) }, listed))
+}
