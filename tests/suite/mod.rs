@@ -10,6 +10,7 @@ mod api;
 mod cache;
 mod calls;
 mod compaction;
+mod cost;
 mod failures;
 mod fidelity;
 mod guard;

@@ -20,22 +20,22 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
-struct Running {
-    child: Child,
+pub(crate) struct Running {
+    pub(crate) child: Child,
     lines: Lines<BufReader<ChildStdout>>,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Running {
     /// The next JSON line the proxy printed.
-    async fn next(&mut self) -> Value {
+    pub(crate) async fn next(&mut self) -> Value {
         let line = tokio::time::timeout(Duration::from_secs(20), self.lines.next_line()).await;
         let line = line.expect("the proxy printed nothing for 20 s").unwrap().expect("the proxy ended");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"))
     }
 }
 
-async fn proxy(h: &Harness) -> Running {
+pub(crate) async fn proxy(h: &Harness) -> Running {
     let upstream = h.server.base_url.trim_end_matches("/v1").to_string();
     let mut child = h
         .command(&["proxy", "--upstream", &upstream, "--listen", "127.0.0.1:0", "--json"])
@@ -51,7 +51,7 @@ async fn proxy(h: &Harness) -> Running {
     running
 }
 
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     alisio_engine::provider::http_client_builder().build().unwrap()
 }
 

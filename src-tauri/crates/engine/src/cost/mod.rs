@@ -233,6 +233,11 @@ impl PriceBook {
         })
     }
 
+    /// Every long-context band's threshold (prompt tokens).
+    pub fn bands(&self) -> impl Iterator<Item = u64> + '_ {
+        self.config.iter().chain(&self.table).filter_map(|e| e.long_context.map(|(above, _)| above))
+    }
+
     /// The rates a call is priced at (its long-context band when its prompt is above it).
     pub fn rates(&self, model: &str, date: &str, prompt_tokens: u64) -> Option<Rates> {
         let entry = self.entry(model, date)?;

@@ -103,8 +103,8 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, t: &Tokens) {
-        self.calls += 1;
+    fn add(&mut self, calls: u64, t: &Tokens) {
+        self.calls += calls;
         for (sum, v) in self.tokens.iter_mut().zip([t.prompt, t.cached, t.cache_write, t.completion]) {
             *sum += v;
         }
@@ -120,7 +120,8 @@ impl Sums {
 #[derive(Default)]
 struct Group {
     by_price: HashMap<Option<Rates>, Sums>,
-    sessions: HashSet<i64>,
+    /// Indexes into the session list.
+    sessions: HashSet<usize>,
 }
 
 impl Group {
@@ -157,6 +158,9 @@ impl Group {
         self.sessions.extend(&other.sessions);
     }
 }
+
+/// The long-context band the daily sums keep apart (migration 0012).
+const DAILY_BAND: u64 = 200_000;
 
 /// The day after `YYYY-MM-DD`, for an inclusive `--until`.
 fn day_after(date: &str) -> Result<String> {
@@ -201,9 +205,13 @@ fn run(
         Some(until) if until.len() == 10 => Some(day_after(until)?),
         other => other.clone(),
     };
-    let filter = UsageFilter { since: query.since.clone(), until, source: query.source.clone() };
+    // The daily sums answer unless the bounds are finer than days or a band is not the one they
+    // keep (200,000 tokens).
+    let is_day = |d: &Option<String>| d.as_ref().is_none_or(|d| d.len() == 10);
+    let daily = is_day(&query.since) && is_day(&until) && book.bands().all(|above| above == DAILY_BAND);
+    let filter = UsageFilter { since: query.since.clone(), until };
     let sessions = store.session_refs()?;
-    let by_row: HashMap<i64, usize> = sessions.iter().enumerate().map(|(i, s)| (s.row, i)).collect();
+    let by_id: HashMap<&str, usize> = sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect();
 
     // Keys by index; what a call's key is, remembered per session or per day.
     let mut keys: Vec<String> = Vec::new();
@@ -218,14 +226,37 @@ fn run(
         key_index.insert(key.to_string(), keys.len() - 1);
         keys.len() - 1
     };
-    let mut session_key: HashMap<i64, usize> = HashMap::new();
+    // Per session: its index in `sessions` and its group (`None`: another source than asked).
+    let mut session_key: HashMap<String, Option<(usize, usize)>> = HashMap::new();
     let mut model_key: HashMap<String, usize> = HashMap::new();
     let mut last_day = String::new();
     let mut day_key = 0usize;
     // The price in force per model, re-resolved when the day changes.
     let mut prices: HashMap<String, (String, Option<super::PriceEntry>)> = HashMap::new();
 
-    store.each_call_usage(&filter, |call| {
+    store.each_call_usage(&filter, daily, |call| {
+        let (session, group_of_session) = match session_key.get(call.session) {
+            Some(Some(known)) => *known,
+            Some(None) => return,
+            None => {
+                let found = by_id.get(call.session).map(|i| (*i, &sessions[*i]));
+                let wanted = found.filter(|(_, s)| query.source.as_ref().is_none_or(|source| *source == s.source));
+                let known = wanted.map(|(i, s)| {
+                    let key = match query.by {
+                        UsageBy::Session => s.id.as_str(),
+                        UsageBy::Project => s.project.as_str(),
+                        UsageBy::Source => s.source.as_str(),
+                        _ => return (i, 0),
+                    };
+                    (i, intern(key, &mut keys, &mut groups))
+                });
+                session_key.insert(call.session.to_string(), known);
+                match known {
+                    Some(known) => known,
+                    None => return,
+                }
+            }
+        };
         let day = call.started_at.get(..10).unwrap_or(call.started_at);
         let key = match query.by {
             UsageBy::Day | UsageBy::Week | UsageBy::Month => {
@@ -248,21 +279,7 @@ fn run(
                     k
                 }
             },
-            UsageBy::Session | UsageBy::Project | UsageBy::Source => match session_key.get(&call.session) {
-                Some(k) => *k,
-                None => {
-                    let session = by_row.get(&call.session).map(|i| &sessions[*i]);
-                    let key = match (query.by, session) {
-                        (_, None) => "",
-                        (UsageBy::Session, Some(s)) => s.id.as_str(),
-                        (UsageBy::Project, Some(s)) => s.project.as_str(),
-                        (_, Some(s)) => s.source.as_str(),
-                    };
-                    let k = intern(key, &mut keys, &mut groups);
-                    session_key.insert(call.session, k);
-                    k
-                }
-            },
+            UsageBy::Session | UsageBy::Project | UsageBy::Source => group_of_session,
         };
         let entry = match prices.get(call.model) {
             Some((at, entry)) if at == day => entry.as_ref(),
@@ -279,18 +296,18 @@ fn run(
             completion: call.completion_tokens,
         };
         let rates = entry.map(|e| match e.long_context {
-            Some((above, band)) if tokens.prompt > above => band,
+            Some((above, band)) if call.long_context.unwrap_or(tokens.prompt > above) => band,
             _ => e.rates,
         });
         let group = &mut groups[key];
-        group.by_price.entry(rates).or_default().add(&tokens);
-        group.sessions.insert(call.session);
+        group.by_price.entry(rates).or_default().add(call.calls, &tokens);
+        group.sessions.insert(session);
     })?;
 
     let titles: HashMap<&str, &str> = sessions.iter().map(|s| (s.id.as_str(), s.title.as_str())).collect();
     let mut total = Group::default();
     let mut rows: Vec<UsageRow> = Vec::with_capacity(keys.len());
-    let mut behind: HashSet<i64> = HashSet::new();
+    let mut behind: HashSet<usize> = HashSet::new();
     for (key, group) in keys.into_iter().zip(&groups) {
         total.merge(group);
         if wanted == Some(key.as_str()) {
@@ -303,7 +320,8 @@ fn run(
         UsageBy::Day | UsageBy::Week | UsageBy::Month => rows.sort_by(|a, b| a.key.cmp(&b.key)),
         _ => rows.sort_by(|a, b| b.cost_usd.cmp(&a.cost_usd).then(b.calls.cmp(&a.calls)).then(a.key.cmp(&b.key))),
     }
-    let mut listed: Vec<SessionRef> = sessions.into_iter().filter(|s| behind.contains(&s.row)).collect();
+    let mut listed: Vec<SessionRef> =
+        sessions.into_iter().enumerate().filter(|(i, _)| behind.contains(i)).map(|(_, s)| s).collect();
     listed.reverse();
     Ok((UsageReport { by: query.by, rows, total: total.row("total".into(), None) }, listed))
 }

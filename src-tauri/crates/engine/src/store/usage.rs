@@ -1,19 +1,23 @@
-//! The ledger's figures across every session, for usage reports: one pass over the calls in a
-//! date range (through the covering index `model_calls_usage`), each with its session's project
-//! and source.
+//! The ledger's figures across every session, for usage reports: the daily sums the triggers of
+//! migration 0012 keep (`usage_daily`: per session, model, day and long-context band), or — where
+//! a report needs what those sums do not keep — one pass over the calls themselves.
 
 use rusqlite::params;
 
 use super::Store;
 use crate::error::Result;
 
-/// One call as a usage report reads it.
+/// Calls of one session and model on one day (or one call) as a usage report reads them.
 #[derive(Debug, Clone, Copy)]
 pub struct CallUsage<'a> {
-    /// The session's row number (stable while the session exists; see [`SessionRef`]).
-    pub session: i64,
+    /// The session's id.
+    pub session: &'a str,
     pub model: &'a str,
+    /// The day (`YYYY-MM-DD`) of daily sums; a call's own start time.
     pub started_at: &'a str,
+    pub calls: u64,
+    /// Daily sums: whether these calls' prompts were above 200,000 tokens. `None` for one call.
+    pub long_context: Option<bool>,
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
     pub cache_write_tokens: u64,
@@ -36,12 +40,11 @@ pub struct SessionRef {
 }
 
 /// Which calls: started on or after `since`, before `until` (timestamps or dates, compared as
-/// text: RFC 3339 in UTC sorts by time), of sessions from `source`.
+/// text: RFC 3339 in UTC sorts by time).
 #[derive(Debug, Clone, Default)]
 pub struct UsageFilter {
     pub since: Option<String>,
     pub until: Option<String>,
-    pub source: Option<String>,
 }
 
 impl Store {
@@ -57,32 +60,36 @@ impl Store {
         })
     }
 
-    /// Calls `each` for every call `filter` selects, in the order they started.
-    pub fn each_call_usage(&self, filter: &UsageFilter, mut each: impl FnMut(CallUsage<'_>)) -> Result<()> {
+    /// Calls `each` for the calls `filter` selects — summed per session, model, day and band
+    /// when `daily` (the bounds are then days), else one by one — in the order of their days.
+    pub fn each_call_usage(&self, filter: &UsageFilter, daily: bool, mut each: impl FnMut(CallUsage<'_>)) -> Result<()> {
         self.read(|conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT s.rowid, c.model, c.started_at, c.prompt_tokens, c.cached_tokens, c.cache_write_tokens,
-                        c.completion_tokens
-                 FROM model_calls c INDEXED BY model_calls_usage JOIN sessions s ON s.id = c.session_id
-                 WHERE c.started_at >= ?1 AND c.started_at < ?2
-                   AND (?3 IS NULL OR coalesce(s.source, 'alisio') = ?3)
-                 ORDER BY c.started_at",
-            )?;
+            let mut stmt = conn.prepare_cached(if daily {
+                "SELECT session_id, model, day, prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens,
+                        calls, long_context
+                 FROM usage_daily WHERE day >= ?1 AND day < ?2 AND calls > 0 ORDER BY day"
+            } else {
+                "SELECT session_id, model, started_at, prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens,
+                        1, NULL
+                 FROM model_calls WHERE started_at >= ?1 AND started_at < ?2 ORDER BY started_at"
+            })?;
             let since = filter.since.as_deref().unwrap_or("");
             let until = filter.until.as_deref().unwrap_or("\u{10FFFF}");
-            let mut rows = stmt.query(params![since, until, filter.source])?;
+            let mut rows = stmt.query(params![since, until])?;
             while let Some(row) = rows.next()? {
                 let count = |i: usize| -> rusqlite::Result<u64> { Ok(row.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64) };
                 let model = row.get_ref(1)?.as_str().unwrap_or_default();
                 let started_at = row.get_ref(2)?.as_str().unwrap_or_default();
                 each(CallUsage {
-                    session: row.get(0)?,
+                    session: row.get_ref(0)?.as_str().unwrap_or_default(),
                     model,
                     started_at,
                     prompt_tokens: count(3)?,
                     cached_tokens: count(4)?,
                     cache_write_tokens: count(5)?,
                     completion_tokens: count(6)?,
+                    calls: count(7)?,
+                    long_context: row.get::<_, Option<bool>>(8)?,
                 });
             }
             Ok(())
