@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-use super::{list, show, CallDetail};
+use super::{list, show, CallDetail, Forensics};
 use crate::import::import;
 use crate::store::{Purpose, RequestSource, Session, Store};
 
@@ -94,7 +94,7 @@ fn claude_code_calls_are_the_bodies_it_sent_and_its_summaries_are_labelled_rows(
     ];
     for (path, numbers, whole, summarizer) in sessions {
         let session = imported(&store, path);
-        let summary = list(&store, &session).unwrap();
+        let summary = list(&store, &session, &Forensics::new(&crate::config::ConfigFile::default()).unwrap()).unwrap();
         assert_eq!(summary.len(), numbers.len(), "every call of the file is a ledger row");
         for (i, number) in numbers.iter().enumerate() {
             let detail: CallDetail = show(&store, &session, i + 1).unwrap();
@@ -170,7 +170,7 @@ fn codex_and_opencode_calls_are_labelled_reconstructed_and_invent_nothing() {
         let session = imported(&store, path);
         let sent = logged(agent, "req11-first-after-manual-compaction.json");
         let sent_keys: Vec<&str> = sent.as_object().unwrap().keys().map(String::as_str).collect();
-        let calls = list(&store, &session).unwrap();
+        let calls = list(&store, &session, &Forensics::new(&crate::config::ConfigFile::default()).unwrap()).unwrap();
         assert!(!calls.is_empty());
         for call in &calls {
             assert_eq!((call.request_source, call.exact), (RequestSource::Reconstructed, false));

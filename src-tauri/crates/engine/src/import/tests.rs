@@ -411,7 +411,7 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
         r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         r.to_string()
     };
-    let usage = json!({"input_tokens": 10, "cache_read_input_tokens": 2500, "output_tokens": 3});
+    let usage = json!({"input_tokens": 10, "cache_read_input_tokens": 2500, "cache_creation_input_tokens": 700, "output_tokens": 3, "cache_miss_reason": "tools_changed"});
     let spliced = [
         record(
             json!({"type": "user", "uuid": "sc-1", "parentUuid": null, "isSidechain": true, "agentId": "a1", "message": {"role": "user", "content": "Explore: find the parser — 解析"}}),
@@ -448,6 +448,10 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
         13,
         "the sub-agent's call is not the main thread's; the parallel pair is one; the summary call is one"
     );
+    // Cache creation tokens are cache writes (and part of the prompt); the agent's own miss reason is kept.
+    let parallel = stored.model_calls.iter().find(|c| c.cache_write_tokens == Some(700)).unwrap();
+    assert_eq!((parallel.prompt_tokens, parallel.cached_tokens), (Some(3210), Some(2500)));
+    assert_eq!(parallel.agent_cache_reason.as_deref(), Some("tools_changed"));
     let failed = stored.messages.iter().find(|m| m.tool_call_id.as_deref() == Some("toolu_B")).unwrap();
     assert_eq!(failed.meta.as_ref().unwrap()["isError"], json!(true));
     let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[], None).unwrap();
