@@ -26,6 +26,8 @@ import { Timeline } from "./panes/Timeline";
 import { Toolbar } from "./panes/Toolbar";
 import type { Tab } from "./tabs";
 import { TrimmedOutputs } from "./panes/TrimmedOutputs";
+import { CacheHeader } from "./panes/CacheHeader";
+import { UsageView } from "./panes/UsageView";
 
 
 const TABS: Array<[Tab, string, string]> = [
@@ -34,6 +36,7 @@ const TABS: Array<[Tab, string, string]> = [
   ["timeline", "Compactions", "Ctrl+3"],
   ["diffs", "Trimmed outputs", "Ctrl+4"],
   ["requests", "Requests", "Ctrl+5"],
+  ["usage", "Usage", "Ctrl+6"],
 ];
 
 export function App() {
@@ -182,8 +185,20 @@ export function App() {
           onDismissNotice={() => feedback.setNotice(null)}
         />
 
+        {selected && tab !== "usage" && (
+          <CacheHeader session={selected} version={view.stored?.modelCalls.length ?? 0} agent={current?.source} onOpenRequests={() => setTab("requests")} />
+        )}
         <section class="pane">
-          {!selected && <div class="empty">Start a session from the composer below, or pick one on the left.</div>}
+          {tab === "usage" && (
+            <UsageView
+              fail={feedback.fail}
+              onOpen={(id) => {
+                setSelected(id);
+                setTab("stored");
+              }}
+            />
+          )}
+          {!selected && tab !== "usage" && <div class="empty">Start a session from the composer below, or pick one on the left.</div>}
           {selected && tab === "stored" && (
             <StoredPane
               stored={view.stored}

@@ -4,6 +4,7 @@ import { invoke } from "@tauri-apps/api/core";
 import type {
   ApplyProposal,
   AroundRequest,
+  CacheBreak,
   CallCache,
   CallComposition,
   CallDetail,
@@ -44,6 +45,7 @@ import type {
   RequestDiff,
   RunTurn,
   ServerStatus,
+  SessionRef,
   SessionRequest,
   SessionSummary,
   SinceRequest,
@@ -53,6 +55,9 @@ import type {
   StoredView,
   TrimmedDiff,
   TurnOutcome,
+  UsageReport,
+  UsageRequest,
+  UsageRowRequest,
 } from "./bindings";
 
 /** Every command of the application API: one typed request, one typed answer. */
@@ -89,6 +94,9 @@ export const api = {
   proxyStop: (request: Nothing) => invoke<ProxyStatus>("proxy_stop", request),
   proxyStatus: (request: Nothing) => invoke<ProxyStatus>("proxy_status", request),
   callsCompositions: (request: SessionRequest) => invoke<Array<CallComposition>>("calls_compositions", request),
+  callsBreaks: (request: SessionRequest) => invoke<Array<CacheBreak>>("calls_breaks", request),
+  usageReport: (request: UsageRequest) => invoke<UsageReport>("usage_report", request),
+  usageSessions: (request: UsageRowRequest) => invoke<Array<SessionRef>>("usage_sessions", request),
   callsPastRequest: (request: LedgerRowRequest) => invoke<PastRequest>("calls_past_request", request),
   importPaths: (request: ImportPaths) => invoke<ImportOutcome>("import_paths", request),
   importSources: (request: Nothing) => invoke<Array<SourceSummary>>("import_sources", request),

@@ -43,7 +43,16 @@ promptTokens: number, cachedTokens: number, completionTokens: number,
  * Applied checkpoints, and the characters applied compactions and reductions took out of the
  * request (an estimate of tokens saved is a quarter of that).
  */
-compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: SourceKind, sourcePath?: string, };
+compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: SourceKind, sourcePath?: string, 
+/**
+ * What the session's calls cost, USD rounded to the micro-dollar (summed in integer
+ * picodollars by `cost::usage`); `null` when none of them has a price.
+ */
+costUsd: number | null, 
+/**
+ * Calls whose model has no price (not in `costUsd`).
+ */
+unpricedCalls: number, };
 
 export type Purpose = "turn" | "compaction" | "cache-summary" | "replay" | "probe" | "side";
 
@@ -61,7 +70,15 @@ export type ModelCallRecord = { id: number, purpose: Purpose, api: WireApi, mode
 /**
  * Where its request body comes from.
  */
-requestSource: RequestSource, };
+requestSource: RequestSource, 
+/**
+ * Input written to the prompt cache (priced apart from input and cache reads).
+ */
+cacheWriteTokens: number | null, 
+/**
+ * The reason the agent itself recorded for a cache miss (Claude Code's `cache_miss_reason`).
+ */
+agentCacheReason: string | null, };
 
 export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
@@ -198,7 +215,19 @@ export type CallSummary = { n: number, purpose: Purpose, startedAt: string, requ
 /**
  * The body shown is the one that was sent (`requestSource` other than `reconstructed`).
  */
-exact: boolean, };
+exact: boolean, model: string, 
+/**
+ * Input written to the prompt cache.
+ */
+cacheWriteTokens: number | null, 
+/**
+ * What the call cost at the price in force on its date; `null` for a model without a price.
+ */
+costUsd: number | null, 
+/**
+ * What its cached tokens would have cost as input, minus what they cost.
+ */
+cacheSavingsUsd: number | null, };
 
 export type CallDetail = { n: number, purpose: Purpose, request: JsonValue, response: JsonValue | null, requestSource: RequestSource, exact: boolean, 
 /**
@@ -223,7 +252,23 @@ sameMessages: number,
 /**
  * Messages added, removed or changed, by index in the request.
  */
-messageChanges: Array<MessageChange>, toolChanges: ToolChanges, paramChanges: Array<ParamChange>, };
+messageChanges: Array<MessageChange>, toolChanges: ToolChanges, paramChanges: Array<ParamChange>, 
+/**
+ * Why the cache broke or missed (`null`: it did not).
+ */
+cause: BreakCause | null, 
+/**
+ * The cause the agent itself recorded, when it did.
+ */
+agentReason: string | null, 
+/**
+ * Tokens of `against` the server had to process again.
+ */
+lostTokens: number | null, 
+/**
+ * Those tokens priced as input minus as cached input.
+ */
+missCostUsd: number | null, };
 
 export type Divergence = { 
 /**
@@ -602,6 +647,110 @@ beyondWindowChars: number, lines: Array<DiffLine>, };
 export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
 
 export type LineTag = "equal" | "delete" | "insert" | "skipped";
+
+export type CacheBreak = { n: number, 
+/**
+ * The call it is compared with (the previous call of its chain).
+ */
+against: number, cause: BreakCause, 
+/**
+ * The cause the agent itself recorded (Claude Code's `cache_miss_reason`), when it did.
+ */
+agentReason: string | null, 
+/**
+ * Tokens of the previous request the server had to process again.
+ */
+lostTokens: number, 
+/**
+ * Those tokens priced as input minus as cached input; `null` for a model without a price.
+ */
+missCostUsd: number | null, 
+/**
+ * Where the request first differs (for a structural break).
+ */
+divergence: Divergence | null, };
+
+export type BreakCause = "system" | "tools" | "messages" | "model" | "params" | "expired" | "compaction" | "unknown";
+
+export type UsageReport = { by: UsageBy, rows: Array<UsageRow>, total: UsageRow, };
+
+export type UsageRow = { key: string, 
+/**
+ * What the key stands for where it is an id (a session's title).
+ */
+label: string | null, calls: number, promptTokens: number, cachedTokens: number, cacheWriteTokens: number, completionTokens: number, 
+/**
+ * The priced calls' cost; `null` when none of the group's calls has a price.
+ */
+costUsd: number | null, cacheSavingsUsd: number | null, 
+/**
+ * Cached over prompt tokens; `null` without prompt tokens.
+ */
+cacheHitRate: number | null, 
+/**
+ * Calls whose model has no price on their date (their cost is not in `costUsd`).
+ */
+unpricedCalls: number, 
+/**
+ * Sessions behind the group.
+ */
+sessions: number, };
+
+export type UsageBy = "day" | "week" | "month" | "session" | "model" | "project" | "source";
+
+export type SessionRef = { id: string, title: string, 
+/**
+ * The workspace (an imported session's working directory).
+ */
+project: string, 
+/**
+ * `alisio` for Alisio's own, else the import source.
+ */
+source: string, };
+
+export type UsageRequest = { 
+/**
+ * `day` (default), `week`, `month`, `session`, `model`, `project` or `source`.
+ */
+by: string | null, 
+/**
+ * `YYYY-MM-DD`: calls from that day on.
+ */
+since: string | null, 
+/**
+ * `YYYY-MM-DD`: calls up to the end of that day.
+ */
+until: string | null, 
+/**
+ * `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
+ */
+source: string | null, 
+/**
+ * Only calls to this model.
+ */
+model: string | null, };
+
+export type UsageRowRequest = { key: string, 
+/**
+ * `day` (default), `week`, `month`, `session`, `model`, `project` or `source`.
+ */
+by: string | null, 
+/**
+ * `YYYY-MM-DD`: calls from that day on.
+ */
+since: string | null, 
+/**
+ * `YYYY-MM-DD`: calls up to the end of that day.
+ */
+until: string | null, 
+/**
+ * `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
+ */
+source: string | null, 
+/**
+ * Only calls to this model.
+ */
+model: string | null, };
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

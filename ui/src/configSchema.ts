@@ -135,6 +135,22 @@ export const CONFIG_SCHEMA = {
           "serviceName": "alisio"
         }
       }
+    },
+    "prices": {
+      "description": "Prices (USD per million tokens) by model name or pattern (`*`), over the table shipped with\nAlisio; a model named here is priced from here only.",
+      "type": "object",
+      "additionalProperties": {
+        "$ref": "#/$defs/PriceConfig"
+      },
+      "default": {}
+    },
+    "cacheTtlSeconds": {
+      "description": "How long a provider keeps a prompt cache: a call after a longer gap whose prefix was intact\nbut not reused is a miss of cause `expired`.",
+      "type": "integer",
+      "format": "uint64",
+      "minimum": 1,
+      "maximum": 86400,
+      "default": 300
     }
   },
   "$defs": {
@@ -616,6 +632,105 @@ export const CONFIG_SCHEMA = {
           "default": "alisio"
         }
       }
+    },
+    "PriceConfig": {
+      "description": "One model's prices, USD per million tokens.",
+      "type": "object",
+      "properties": {
+        "input": {
+          "type": "number",
+          "format": "double",
+          "minimum": 0
+        },
+        "cachedInput": {
+          "description": "Input read from the prompt cache (default: the input price).",
+          "type": [
+            "number",
+            "null"
+          ],
+          "format": "double",
+          "minimum": 0
+        },
+        "cacheWrite": {
+          "description": "Input written to the prompt cache (default: the input price).",
+          "type": [
+            "number",
+            "null"
+          ],
+          "format": "double",
+          "minimum": 0
+        },
+        "output": {
+          "type": "number",
+          "format": "double",
+          "minimum": 0
+        },
+        "since": {
+          "description": "`YYYY-MM-DD`: the price applies to calls from that day on (default: always).",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "longContext": {
+          "description": "Calls whose prompt is above `above` tokens are priced whole at these rates.",
+          "anyOf": [
+            {
+              "$ref": "#/$defs/LongContextConfig"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "input",
+        "output"
+      ]
+    },
+    "LongContextConfig": {
+      "type": "object",
+      "properties": {
+        "above": {
+          "type": "integer",
+          "format": "uint64",
+          "minimum": 1
+        },
+        "input": {
+          "type": "number",
+          "format": "double",
+          "minimum": 0
+        },
+        "cachedInput": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "format": "double",
+          "minimum": 0
+        },
+        "cacheWrite": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "format": "double",
+          "minimum": 0
+        },
+        "output": {
+          "type": "number",
+          "format": "double",
+          "minimum": 0
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "above",
+        "input",
+        "output"
+      ]
     }
   }
 } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallComposition, CallDiff, CallSummary, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
-import { agentName, compositionBars, missingLabel, sourceBadge } from "./logic";
+import { agentName, breakLabel, compositionBars, formatUsd, missingLabel, recentHitRate, sourceBadge, stackedUsage } from "./logic";
 import { defaultHint, getIn, numberValue, optionsAt, rangeHint, setIn } from "./logic";
 import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
 
@@ -179,7 +179,8 @@ describe("request diffs", () => {
   const diff = (over: Partial<CallDiff>): CallDiff => ({
     n: 2, against: 1, commonPrefixChars: 800, againstChars: 1000, commonPrefixTokens: 200, cachedTokens: 190, cacheBreak: true,
     firstDivergence: { part: "messages", index: 1, path: "/content", before: "a", after: "b" }, newChars: 900, sameMessages: 0,
-    messageChanges: [], toolChanges: { added: [], removed: [], changed: [], reordered: false }, paramChanges: [], ...over,
+    messageChanges: [], toolChanges: { added: [], removed: [], changed: [], reordered: false }, paramChanges: [],
+    cause: null, agentReason: null, lostTokens: null, missCostUsd: null, ...over,
   });
 
   it("splits the bar into shared, new and dropped", () => {
@@ -201,6 +202,7 @@ describe("the context chart", () => {
     const call = (n: number, prompt: number | null, cached: number | null): CallSummary => ({
       n, purpose: "turn", startedAt: "", requestChars: 0, promptTokens: prompt, cachedTokens: cached, completionTokens: 10,
       ttftMs: null, durationMs: null, finishReason: null, error: null, requestSource: "alisio", exact: true,
+      model: "m", cacheWriteTokens: null, costUsd: null, cacheSavingsUsd: null,
     });
     const bars = chartBars([call(1, 100, 0), call(2, 150, 200), call(3, null, null)], [
       { n: 2, cacheBreak: true, commonPrefixTokens: 5, cachedTokens: 200 },
@@ -219,9 +221,11 @@ describe("the context chart", () => {
 describe("session figures", () => {
   it("reports what the server said and labels the estimate", () => {
     const s = { id: "s", title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
-      promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "" };
+      promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "",
+      costUsd: null, unpricedCalls: 0 };
     expect(sessionFigures(s)).toEqual(["cache 75 % of 2,000 tokens in", "300 tokens out", "2 compactions", "≈ 10.0k tokens saved (estimate)"]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0 })).toEqual([]);
+    expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0, costUsd: 0.0421, unpricedCalls: 2 })).toEqual(["$0.042100 + 2 unpriced"]);
   });
 });
 
@@ -370,5 +374,42 @@ describe("proxy events", () => {
     expect(reduceUiEvent(IDLE, captured("s1"), "s1")[1]).toEqual({ refresh: "append" });
     expect(reduceUiEvent(IDLE, captured("s2"), "s1")[1]).toEqual({ refresh: "sessions" });
     expect(reduceUiEvent(IDLE, { kind: "proxy", event: { type: "error", message: "upstream down" } }, "s1")[1]).toEqual({});
+  });
+});
+
+describe("cost and cache forensics", () => {
+  it("shows money to the micro-dollar under a dollar, to the cent above, and unpriced as such", () => {
+    expect(formatUsd(0.004213)).toBe("$0.004213");
+    expect(formatUsd(12.345)).toBe("$12.35");
+    expect(formatUsd(0)).toBe("$0.000000");
+    expect(formatUsd(null)).toBe("unpriced");
+  });
+
+  it("says a break's cause, what was processed again and what it cost", () => {
+    expect(breakLabel({ n: 4, against: 3, cause: "tools", agentReason: null, lostTokens: 1200, missCostUsd: 0.0018, divergence: null })).toBe(
+      "the tools changed: 1,200 tokens processed again, $0.001800",
+    );
+    expect(breakLabel({ n: 4, against: 3, cause: "expired", agentReason: "ttl", lostTokens: 10, missCostUsd: null, divergence: null })).toBe(
+      "the cache expired between the calls: 10 tokens processed again, unpriced (Claude Code says: ttl)",
+    );
+  });
+
+  it("rates the cache over the last calls", () => {
+    const call = (prompt: number | null, cached: number | null) => ({ promptTokens: prompt, cachedTokens: cached });
+    expect(recentHitRate([call(100, 0), call(1000, 900), call(1000, 800), call(null, null)], 2)).toBeCloseTo(0.85);
+    expect(recentHitRate([], 5)).toBeNull();
+  });
+
+  it("stacks each day's cost by series, unpriced days at zero", () => {
+    const row = (key: string, cost: number | null) => ({ key, label: null, calls: 1, promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, costUsd: cost, cacheSavingsUsd: null, cacheHitRate: null, unpricedCalls: 0, sessions: 1 });
+    const days = stackedUsage([
+      { series: "codex", rows: [row("2026-11-30", 1.5), row("2026-12-01", 0.25)] },
+      { series: "claude-code", rows: [row("2026-12-01", 2), row("2026-12-02", null)] },
+    ]);
+    expect(days).toEqual([
+      { day: "2026-11-30", parts: [{ series: "codex", cost: 1.5 }], total: 1.5 },
+      { day: "2026-12-01", parts: [{ series: "codex", cost: 0.25 }, { series: "claude-code", cost: 2 }], total: 2.25 },
+      { day: "2026-12-02", parts: [{ series: "claude-code", cost: 0 }], total: 0 },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type CallCache, type CallComposition, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -261,6 +261,7 @@ export function sessionFigures(s: SessionSummary): string[] {
     out.push(`cache ${Math.round((100 * s.cachedTokens) / s.promptTokens)} % of ${formatTokens(s.promptTokens)} in`);
     out.push(`${formatTokens(s.completionTokens)} out`);
   }
+  if (s.costUsd !== null) out.push(`${formatUsd(s.costUsd)}${s.unpricedCalls > 0 ? ` + ${s.unpricedCalls} unpriced` : ""}`);
   if (s.compactions > 0) out.push(`${s.compactions} compaction${s.compactions === 1 ? "" : "s"}`);
   if (s.savedChars > 0) out.push(`≈ ${formatTokens(tokensOf(s.savedChars))} saved (estimate)`);
   return out;
@@ -514,4 +515,53 @@ export function compositionBars(rows: CallComposition[]): CompositionBar[] {
     const total = segments.reduce((sum, s) => sum + s.tokens, 0);
     return { n: r.n, purpose: r.purpose, exact: r.exact, cacheBreak: r.cacheBreak, segments, total };
   });
+}
+
+/** USD as people read it: `$0.004213` under a dollar, `$12.35` from one on; `unpriced` for none. */
+export function formatUsd(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return "unpriced";
+  return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(6)}`;
+}
+
+const CAUSE: Record<BreakCause, string> = {
+  system: "the system prompt changed",
+  tools: "the tools changed",
+  messages: "an earlier message changed",
+  model: "the model changed",
+  params: "the request's params changed",
+  expired: "the cache expired between the calls",
+  compaction: "a compaction rewrote the history",
+  unknown: "the server reused less than it could (cause unknown)",
+};
+
+/** "the tools changed: 1,200 tokens processed again, $0.001800 (Claude Code says: …)". */
+export function breakLabel(b: CacheBreak, agent = "Claude Code"): string {
+  const said = b.agentReason ? ` (${agent} says: ${b.agentReason})` : "";
+  return `${CAUSE[b.cause]}: ${b.lostTokens.toLocaleString("en-US")} tokens processed again, ${formatUsd(b.missCostUsd)}${said}`;
+}
+
+/** Cached over prompt tokens of the last `count` calls that reported usage; null without any. */
+export function recentHitRate(calls: Array<{ promptTokens: number | null; cachedTokens: number | null }>, count: number): number | null {
+  const reported = calls.filter((c) => c.promptTokens !== null && c.promptTokens > 0).slice(-count);
+  const prompt = reported.reduce((sum, c) => sum + (c.promptTokens ?? 0), 0);
+  if (prompt === 0) return null;
+  return reported.reduce((sum, c) => sum + (c.cachedTokens ?? 0), 0) / prompt;
+}
+
+/** One day of the usage chart: its cost per series (a source or a model), stacked. */
+export type UsageDay = { day: string; parts: Array<{ series: string; cost: number }>; total: number };
+
+/** Per day, each series' cost (an unpriced series counts zero), days in order. */
+export function stackedUsage(series: Array<{ series: string; rows: UsageRow[] }>): UsageDay[] {
+  const days = new Map<string, UsageDay>();
+  for (const s of series) {
+    for (const row of s.rows) {
+      const day = days.get(row.key) ?? { day: row.key, parts: [], total: 0 };
+      const cost = row.costUsd ?? 0;
+      day.parts.push({ series: s.series, cost });
+      day.total += cost;
+      days.set(row.key, day);
+    }
+  }
+  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
 }

@@ -91,6 +91,9 @@ pub enum Command {
         /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
         #[arg(long, value_name = "SOURCE")]
         source: Option<String>,
+        /// Only calls to this model
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
     },
     /// MCP tool servers (config `mcpServers`)
     Mcp {

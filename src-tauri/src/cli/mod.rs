@@ -63,8 +63,8 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Calls { command } => commands::calls::command(app, out, command).await,
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
         Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
-        Command::Usage { by, since, until, source } => {
-            let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source };
+        Command::Usage { by, since, until, source, model } => {
+            let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source, model };
             out.show(&alisio_api::usage::report(app, request).await?)
         }
     }

@@ -4,8 +4,8 @@
 // on the elements (not by CSS), so an exported SVG or PNG looks the same as on screen.
 import { useRef } from "preact/hooks";
 import { api } from "../api";
-import type { CompactionView, ModelCallRecord } from "../bindings";
-import { chartMax, formatTokens, tokensOf, type ChartBar } from "../logic";
+import type { CacheBreak, CompactionView, ModelCallRecord } from "../bindings";
+import { breakLabel, chartMax, formatTokens, tokensOf, type ChartBar } from "../logic";
 
 const W = 800;
 const H = 220;
@@ -20,6 +20,9 @@ function compact(tokens: number): string {
 export function ContextChart(props: {
   session: string;
   bars: ChartBar[];
+  /** Each break's or miss's cause, by call number. */
+  causes?: Map<number, CacheBreak>;
+  agent?: string;
   windowTokens: number | null;
   threshold: number;
   compactions: CompactionView[];
@@ -85,11 +88,11 @@ export function ContextChart(props: {
           const top = b.cached + b.uncached + b.completion;
           return (
             <g onClick={() => props.onSelect(b.n)} style={{ cursor: "pointer" }} data-testid="chart-bar" opacity={props.selected === null || props.selected === b.n ? 1 : 0.55}>
-              <title>{`#${b.n}: prompt ${b.cached + b.uncached} (${b.cached} cached), completion ${b.completion}${b.cacheBreak ? " — cache break" : ""}`}</title>
+              <title>{`#${b.n}: prompt ${b.cached + b.uncached} (${b.cached} cached), completion ${b.completion}${props.causes?.get(b.n) ? ` — cache ${props.causes.get(b.n)?.cause}: ${breakLabel(props.causes.get(b.n) as CacheBreak, props.agent)}` : b.cacheBreak ? " — cache break" : ""}`}</title>
               <rect x={bx} width={bw} y={y(b.cached)} height={y(0) - y(b.cached)} fill={COLORS.cached} />
               <rect x={bx} width={bw} y={y(b.cached + b.uncached)} height={y(b.cached) - y(b.cached + b.uncached)} fill={COLORS.uncached} />
               <rect x={bx} width={bw} y={y(top)} height={y(b.cached + b.uncached) - y(top)} fill={COLORS.completion} />
-              {b.cacheBreak && <path d={`M ${bx + bw / 2} ${y(top) - 9} l 4 7 l -8 0 z`} fill={COLORS.break} data-testid="chart-break" />}
+              {(b.cacheBreak || props.causes?.has(b.n)) && <path d={`M ${bx + bw / 2} ${y(top) - 9} l 4 7 l -8 0 z`} fill={COLORS.break} data-testid="chart-break" />}
               <text x={bx + bw / 2} y={H - 6} text-anchor="middle" fill={COLORS.text}>{b.n}</text>
             </g>
           );

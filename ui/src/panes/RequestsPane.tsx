@@ -3,9 +3,9 @@
 // prompt cache could be reused and what the server reported — and the answer as received.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { CallCache, CallComposition, CallDetail, CallSummary, CompactionView, ContextMeter, JsonValue, ModelCallRecord, RequestDiff } from "../bindings";
+import type { CacheBreak, CallCache, CallComposition, CallDetail, CallSummary, CompactionView, ContextMeter, JsonValue, ModelCallRecord, RequestDiff } from "../bindings";
 import { LineTable } from "../components";
-import { cacheVerdict, chartBars, formatChars, missingLabel, prefixParts, sourceBadge, tokensOf } from "../logic";
+import { agentName, breakLabel, cacheVerdict, chartBars, formatChars, formatUsd, missingLabel, prefixParts, sourceBadge, tokensOf } from "../logic";
 import { CompositionChart } from "./CompositionChart";
 import { ContextChart } from "./ContextChart";
 
@@ -28,6 +28,7 @@ export function RequestsPane(props: {
   const [detail, setDetail] = useState<CallDetail | null>(null);
   const [chart, setChart] = useState<"tokens" | "composition">("tokens");
   const [compositions, setCompositions] = useState<CallComposition[] | null>(null);
+  const [causes, setCauses] = useState<CacheBreak[]>([]);
 
   useEffect(() => {
     api.callsList({ session: props.session }).then((list) => {
@@ -35,6 +36,7 @@ export function RequestsPane(props: {
       setN((current) => (current !== null && current <= list.length ? current : list.length || null));
     }, props.fail);
     api.callsCacheReport({ session: props.session }).then(setCache, props.fail);
+    api.callsBreaks({ session: props.session }).then(setCauses, props.fail);
     setCompositions(null);
   }, [props.session, props.version]);
 
@@ -43,6 +45,8 @@ export function RequestsPane(props: {
   }, [chart, compositions, props.session]);
   const select = (next: number) => { setN(next); setAgainst(null); };
   const breaks = new Map(cache.map((c) => [c.n, c.cacheBreak]));
+  const causeOf = new Map(causes.map((b) => [b.n, b]));
+  const agent = agentName(props.source);
 
   useEffect(() => {
     setDiff(null);
@@ -64,6 +68,8 @@ export function RequestsPane(props: {
       <ContextChart
         session={props.session}
         bars={chartBars(calls, cache)}
+        causes={causeOf}
+        agent={agent}
         windowTokens={props.meter?.windowTokens ?? null}
         threshold={props.meter?.threshold ?? 0.85}
         compactions={props.compactions}
@@ -81,7 +87,7 @@ export function RequestsPane(props: {
     <div class="requests" data-testid="requests">
       <table class="calls request-list" data-testid="request-list">
         <thead>
-          <tr><th>#</th><th>purpose</th><th>body</th><th>prompt</th><th>cached</th><th>out</th><th>cache</th></tr>
+          <tr><th>#</th><th>purpose</th><th>body</th><th>prompt</th><th>cached</th><th>out</th><th>cost</th><th>cache</th></tr>
         </thead>
         <tbody>
           {calls.map((c) => (
@@ -92,7 +98,16 @@ export function RequestsPane(props: {
               <td>{c.promptTokens ?? "–"}</td>
               <td>{c.cachedTokens ?? "–"}</td>
               <td>{c.completionTokens ?? "–"}</td>
-              <td>{breaks.get(c.n) ? <span class="flag cache-break" data-testid="row-cache-break">break</span> : c.n > 1 ? <span class="flag cache-reused">kept</span> : ""}</td>
+              <td class="small" title={c.model}>{c.costUsd === null ? "–" : formatUsd(c.costUsd)}</td>
+              <td>
+                {causeOf.get(c.n) ? (
+                  <span class="flag cache-break" data-testid="row-cache-break" title={breakLabel(causeOf.get(c.n) as CacheBreak, agent)}>{causeOf.get(c.n)?.cause}</span>
+                ) : breaks.get(c.n) ? (
+                  <span class="flag cache-break" data-testid="row-cache-break">break</span>
+                ) : c.n > 1 ? (
+                  <span class="flag cache-reused">kept</span>
+                ) : ""}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -110,6 +125,11 @@ export function RequestsPane(props: {
           </div>
         )}
         {detail && <Provenance detail={detail} source={props.source} />}
+        {n !== null && causeOf.get(n) && (
+          <div class="warning small" data-testid="break-cause">
+            Cache {causeOf.get(n)?.cause} against call #{causeOf.get(n)?.against}: {breakLabel(causeOf.get(n) as CacheBreak, agent)}
+          </div>
+        )}
         {diff && <DiffSummary diff={diff} />}
         {detail && <RawResponse detail={detail} />}
       </div>

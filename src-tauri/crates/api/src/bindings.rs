@@ -49,6 +49,8 @@ pub fn typescript() -> String {
         crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
         crate::config::ConfigDocument, crate::config::RawConfig,
         crate::diff::TrimmedDiff, crate::diff::DiffLine, crate::diff::LineTag,
+        e::calls::CacheBreak, e::calls::BreakCause, e::cost::usage::UsageReport, e::cost::usage::UsageRow,
+        e::cost::usage::UsageBy, e::store::usage::SessionRef, crate::usage::UsageRequest, crate::usage::UsageRowRequest,
     );
     let mut file = String::from(
         "// Generated from the Rust types by alisio-api (src-tauri/crates/api/src/bindings.rs). Do not edit.\n\

@@ -5,6 +5,7 @@ use alisio_engine::store::{JournalEntry, SessionSummary};
 use serde::Deserialize;
 use ts_rs::TS;
 
+use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
 use crate::error::{blocking, ApiResult};
 use crate::App;
 
@@ -28,7 +29,22 @@ impl SessionRequest {
 /// Sessions, newest activity first (`alisio sessions list`).
 pub async fn list(app: &App, _: Nothing) -> ApiResult<Vec<SessionSummary>> {
     let store = app.store()?;
-    blocking("listing the sessions", move || Ok(store.list_sessions()?)).await
+    let forensics = app.forensics()?;
+    blocking("listing the sessions", move || {
+        let mut sessions = store.list_sessions()?;
+        // Each session's cost, from the daily sums (one pass for all of them).
+        let query = UsageQuery { by: UsageBy::Session, since: None, until: None, source: None, model: None };
+        let costs = usage::report(&store, &forensics.book, &query)?;
+        let by_id: std::collections::HashMap<&str, _> = costs.rows.iter().map(|r| (r.key.as_str(), r)).collect();
+        for s in &mut sessions {
+            if let Some(row) = by_id.get(s.id.as_str()) {
+                s.cost_usd = row.cost_usd.map(|m| m.usd());
+                s.unpriced_calls = row.unpriced_calls;
+            }
+        }
+        Ok(sessions)
+    })
+    .await
 }
 
 /// On a first start (no session of Alisio's own yet) the engine produces the demo session;

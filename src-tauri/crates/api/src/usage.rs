@@ -20,6 +20,8 @@ pub struct UsageRequest {
     pub until: Option<String>,
     /// `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
     pub source: Option<String>,
+    /// Only calls to this model.
+    pub model: Option<String>,
 }
 
 /// One row of a usage report, to list the sessions behind it.
@@ -37,6 +39,7 @@ fn query(request: UsageRequest) -> ApiResult<UsageQuery> {
         since: request.since,
         until: request.until,
         source: request.source,
+        model: request.model,
     })
 }
 

@@ -57,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::hint::black_box(n);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     for by in [UsageBy::Day, UsageBy::Week, UsageBy::Month, UsageBy::Session, UsageBy::Model, UsageBy::Project, UsageBy::Source] {
-        let query = UsageQuery { by, since: None, until: None, source: None };
+        let query = UsageQuery { by, since: None, until: None, source: None, model: None };
         let mut times = Vec::with_capacity(RUNS);
         let mut rows = 0;
         let mut total = None;

@@ -94,6 +94,8 @@ pub struct UsageQuery {
     pub until: Option<String>,
     /// `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
     pub source: Option<String>,
+    /// Only calls to this model.
+    pub model: Option<String>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -235,6 +237,9 @@ fn run(
     let mut prices: HashMap<String, (String, Option<super::PriceEntry>)> = HashMap::new();
 
     store.each_call_usage(&filter, daily, |call| {
+        if query.model.as_deref().is_some_and(|m| m != call.model) {
+            return;
+        }
         let (session, group_of_session) = match session_key.get(call.session) {
             Some(Some(known)) => *known,
             Some(None) => return,

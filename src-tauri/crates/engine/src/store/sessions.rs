@@ -174,6 +174,11 @@ pub struct SessionSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub source_path: Option<String>,
+    /// What the session's calls cost, USD rounded to the micro-dollar (summed in integer
+    /// picodollars by `cost::usage`); `null` when none of them has a price.
+    pub cost_usd: Option<f64>,
+    /// Calls whose model has no price (not in `costUsd`).
+    pub unpriced_calls: u64,
 }
 
 pub(crate) const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
@@ -338,6 +343,8 @@ impl Store {
                     saved_chars: row.get(13)?,
                     source: row.get(14)?,
                     source_path: row.get(15)?,
+                    cost_usd: None,
+                    unpriced_calls: 0,
                 })
             })?;
             let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;

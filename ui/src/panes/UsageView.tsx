@@ -1,0 +1,164 @@
+// Usage (Ctrl+6): what every session cost, own and imported — a chart of cost by day stacked by
+// source or model, the table of the grouping picked below it, and the sessions behind a row.
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import type { SessionRef, UsageReport, UsageRequest } from "../bindings";
+import { formatUsd, stackedUsage, type UsageDay } from "../logic";
+
+const GROUPS = ["day", "week", "month", "session", "model", "project", "source"] as const;
+const PALETTE = ["#0969da", "#bf8700", "#1a7f37", "#8250df", "#cf222e", "#57606a", "#fb8f44", "#54aeff"];
+const W = 800;
+const H = 200;
+const PAD = { left: 64, right: 12, top: 12, bottom: 22 };
+
+export function UsageView(props: { onOpen: (session: string) => void; fail: (e: unknown) => void }) {
+  const [by, setBy] = useState<(typeof GROUPS)[number]>("day");
+  const [stack, setStack] = useState<"source" | "model">("source");
+  const [since, setSince] = useState("");
+  const [until, setUntil] = useState("");
+  const [report, setReport] = useState<UsageReport | null>(null);
+  const [days, setDays] = useState<UsageDay[] | null>(null);
+  const [series, setSeries] = useState<string[]>([]);
+  const [picked, setPicked] = useState<string | null>(null);
+  const [behind, setBehind] = useState<SessionRef[] | null>(null);
+  const range: UsageRequest = { by: null, since: since || null, until: until || null, source: null, model: null };
+
+  useEffect(() => {
+    setPicked(null);
+    setBehind(null);
+    api.usageReport({ ...range, by }).then(setReport, props.fail);
+  }, [by, since, until]);
+
+  useEffect(() => {
+    // The chart: the most costly sources (or models), each by day.
+    (async () => {
+      const split = await api.usageReport({ ...range, by: stack });
+      const keys = split.rows.slice(0, PALETTE.length).map((r) => r.key);
+      const each = await Promise.all(
+        keys.map((key) => api.usageReport({ ...range, by: "day", source: stack === "source" ? key : null, model: stack === "model" ? key : null })),
+      );
+      setSeries(keys);
+      setDays(stackedUsage(keys.map((key, i) => ({ series: key, rows: each[i].rows }))));
+    })().catch(props.fail);
+  }, [stack, since, until]);
+
+  const open = (key: string) => {
+    setPicked(key);
+    setBehind(null);
+    api.usageSessions({ ...range, by, key }).then(setBehind, props.fail);
+  };
+
+  const total = report?.total;
+  return (
+    <div class="usage-view" data-testid="usage-view">
+      <div class="pane-head usage-controls">
+        <label>
+          by{" "}
+          <select value={by} onChange={(e) => setBy((e.target as HTMLSelectElement).value as (typeof GROUPS)[number])} data-testid="usage-by">
+            {GROUPS.map((g) => <option value={g}>{g}</option>)}
+          </select>
+        </label>
+        <label>
+          from <input type="date" value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} data-testid="usage-since" />
+        </label>
+        <label>
+          to <input type="date" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} data-testid="usage-until" />
+        </label>
+        <label>
+          chart stacked by{" "}
+          <select value={stack} onChange={(e) => setStack((e.target as HTMLSelectElement).value as "source" | "model")} data-testid="usage-stack">
+            <option value="source">source</option>
+            <option value="model">model</option>
+          </select>
+        </label>
+      </div>
+      {total && (
+        <div class="usage-total" data-testid="usage-total">
+          <strong>{formatUsd(total.costUsd)}</strong> over {total.calls.toLocaleString("en-US")} calls · cache hit{" "}
+          {total.cacheHitRate === null ? "–" : `${(total.cacheHitRate * 100).toFixed(1)} %`} · saved by the cache {formatUsd(total.cacheSavingsUsd)}
+          {total.unpricedCalls > 0 && <span class="warning small"> · {total.unpricedCalls} calls unpriced (no price for their model; config `prices`)</span>}
+        </div>
+      )}
+      {days && <UsageChart days={days} series={series} />}
+      {report && (
+        <table class="calls usage-table" data-testid="usage-table">
+          <thead>
+            <tr><th>{by}</th><th>calls</th><th>prompt</th><th>cached</th><th>written</th><th>output</th><th>hit %</th><th>cost</th><th>saved</th><th>unpriced</th><th>sessions</th></tr>
+          </thead>
+          <tbody>
+            {report.rows.map((r) => (
+              <tr class={picked === r.key ? "active" : ""} onClick={() => open(r.key)} title="Show the sessions behind this row" data-testid="usage-row">
+                <td>{r.label ? <span title={r.key}>{r.label}</span> : r.key || "–"}</td>
+                <td>{r.calls}</td>
+                <td>{r.promptTokens.toLocaleString("en-US")}</td>
+                <td>{r.cachedTokens.toLocaleString("en-US")}</td>
+                <td>{r.cacheWriteTokens.toLocaleString("en-US")}</td>
+                <td>{r.completionTokens.toLocaleString("en-US")}</td>
+                <td>{r.cacheHitRate === null ? "–" : (r.cacheHitRate * 100).toFixed(1)}</td>
+                <td data-testid="usage-cost">{formatUsd(r.costUsd)}</td>
+                <td>{formatUsd(r.cacheSavingsUsd)}</td>
+                <td>{r.unpricedCalls || ""}</td>
+                <td>{r.sessions}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {report && report.rows.length === 0 && <div class="empty">No model calls in this range.</div>}
+      {picked !== null && (
+        <div class="usage-sessions" data-testid="usage-sessions">
+          <div class="muted small">Sessions behind {picked || "–"}:</div>
+          {behind === null && <div class="muted small">…</div>}
+          {behind?.map((s) => (
+            <button class="link" onClick={() => props.onOpen(s.id)} data-testid="usage-session">
+              <span class="badge source">{s.source}</span> {s.title} <span class="muted small">{s.project}</span>
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function UsageChart(props: { days: UsageDay[]; series: string[] }) {
+  const { days, series } = props;
+  const max = Math.max(1e-6, ...days.map((d) => d.total)) * 1.08;
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const step = plotW / Math.max(1, days.length);
+  const y = (usd: number) => PAD.top + plotH - (plotH * usd) / max;
+  const color = (s: string) => PALETTE[series.indexOf(s) % PALETTE.length];
+  return (
+    <div class="context-chart">
+      <div class="muted small">
+        Cost by day:{" "}
+        {series.map((s) => (
+          <span class="legend"><span class="swatch" style={{ background: color(s) }} />{s} </span>
+        ))}
+      </div>
+      <svg xmlns="http://www.w3.org/2000/svg" viewBox={`0 0 ${W} ${H}`} width="100%" data-testid="usage-chart" font-family="sans-serif" font-size="10">
+        <text x={PAD.left - 4} y={y(max) + 8} text-anchor="end" fill="#6e7781">{formatUsd(max)}</text>
+        <text x={PAD.left - 4} y={y(0)} text-anchor="end" fill="#6e7781">$0</text>
+        {days.map((d, i) => {
+          let below = 0;
+          const x = PAD.left + step * i + step * 0.15;
+          const w = Math.max(1, step * 0.7);
+          return (
+            <g data-testid="usage-bar">
+              <title>{`${d.day}: ${formatUsd(d.total)} — ${d.parts.map((p) => `${p.series} ${formatUsd(p.cost)}`).join(", ")}`}</title>
+              {d.parts.map((p) => {
+                const top = below + p.cost;
+                const rect = <rect x={x} width={w} y={y(top)} height={Math.max(0, y(below) - y(top))} fill={color(p.series)} />;
+                below = top;
+                return rect;
+              })}
+              {(days.length <= 31 || i % Math.ceil(days.length / 31) === 0) && (
+                <text x={x + w / 2} y={H - 6} text-anchor="middle" fill="#6e7781">{d.day.slice(5)}</text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+    </div>
+  );
+}
