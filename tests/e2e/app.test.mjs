@@ -258,6 +258,33 @@ function session() {
   return cli("sessions", "list").find((s) => s.source === "codex");
 }
 
+test("usage and the cache: the Usage view over every session, the sessions behind a row, a break's cause", async () => {
+  const usage = cli("usage", "--by", "source");
+  await driver.click(await driver.waitFor("[data-testid=tab-usage]"));
+  await driver.waitFor("[data-testid=usage-view] [data-testid=usage-total]", { text: `over ${usage.total.calls} calls` });
+  await driver.waitFor("[data-testid=usage-chart] [data-testid=usage-bar]");
+  await driver.execute("const s = document.querySelector('[data-testid=usage-by]'); s.value = 'source'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  const codex = await driver.waitFor("[data-testid=usage-row]", { text: "codex" });
+  const rows = await driver.execute("return document.querySelectorAll('[data-testid=usage-row]').length");
+  assert.equal(rows, usage.rows.length, "one row per source, as `alisio usage --by source` says");
+  await shot("usage");
+  await driver.click(await driver.findIn(codex, "td"));
+  await driver.click(await driver.waitFor("[data-testid=usage-session]", { text: "DO exec_command" }));
+  await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "codex" });
+
+  // Its break: the cause the engine finds, in the header, the Requests pane and the chart.
+  const breaks = cli("calls", "breaks", session().id);
+  assert.ok(breaks.length > 0, "the followed Codex session has a cache break");
+  const last = breaks.at(-1);
+  await driver.waitFor("[data-testid=cache-header] [data-testid=live-hit-rate]", { text: "%" });
+  await driver.click(await driver.waitFor("[data-testid=tab-requests]"));
+  const flagged = await driver.waitFor("[data-testid=row-cache-break]", { text: last.cause });
+  await driver.click(flagged);
+  await driver.waitFor("[data-testid=break-cause]", { text: `Cache ${last.cause} against call #${last.against}` });
+  await driver.waitFor("[data-testid=break-cause]", { text: `${last.lostTokens.toLocaleString("en-US")} tokens processed again` });
+  await shot("break-cause");
+});
+
 test("export: the shown session written as JSON with secrets redacted", async () => {
   const target = path.join(home, "exported", "session.json");
   await driver.click(await driver.waitFor("[data-testid=export-button]"));

@@ -27,7 +27,8 @@ fn answer(text: &str, usage: (u64, u64, u64)) -> Reply {
 
 #[tokio::test]
 async fn calls_are_priced_by_the_entry_in_force_and_usage_adds_up_to_the_ledger() {
-    let script = vec![answer("one", (10_000, 500, 6_000)), answer("two", (12_000, 700, 9_000)), answer("three", (3_000, 50, 0))];
+    let script =
+        vec![answer("one", (10_000, 500, 6_000)), answer("two", (12_000, 700, 9_000)), answer("three", (3_000, 50, 0))];
     let prices = json!({
         "test-model": {"input": 3, "cachedInput": 0.3, "cacheWrite": 3.75, "output": 15, "since": "2020-01-01"},
         // A pattern: less specific than the exact name, never in force for it.
@@ -78,11 +79,21 @@ async fn calls_are_priced_by_the_entry_in_force_and_usage_adds_up_to_the_ledger(
     close(&total["costUsd"], priced["costUsd"].as_f64().unwrap());
 
     // The totals are the ledger's sums, whatever the grouping.
-    let sums = h.rows("SELECT count(*), sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens) FROM model_calls");
+    let sums =
+        h.rows("SELECT count(*), sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens) FROM model_calls");
     for by in ["day", "week", "month", "session", "project", "source"] {
         let report = h.alisio(&["usage", "--by", by, "--json"]).await.json();
         let t = &report["total"];
-        assert_eq!(vec![t["calls"].clone(), t["promptTokens"].clone(), t["cachedTokens"].clone(), t["completionTokens"].clone()], sums[0], "{by}");
+        assert_eq!(
+            vec![
+                t["calls"].clone(),
+                t["promptTokens"].clone(),
+                t["cachedTokens"].clone(),
+                t["completionTokens"].clone()
+            ],
+            sums[0],
+            "{by}"
+        );
         let per_row: u64 = report["rows"].as_array().unwrap().iter().map(|r| r["calls"].as_u64().unwrap()).sum();
         assert_eq!(per_row, 3, "{by}");
     }
@@ -148,7 +159,7 @@ async fn every_cause_of_a_cache_break_is_told_apart_with_what_it_cost() {
         request("m1", "system A", &["read"], &conversation[..3], json!({})),
         request("m1", "system B", &["read"], &conversation[..5], json!({})), // system
         request("m1", "system B", &["read", "write"], &conversation[..7], json!({})), // tools
-        request("m1", "system B", &["read", "write"], &edited, json!({})), // messages
+        request("m1", "system B", &["read", "write"], &edited, json!({})),   // messages
         request("m2", "system B", &["read", "write"], &conversation[..11], json!({})), // model
         request("m2", "system B", &["read", "write"], &conversation[..13], json!({})), // expired (after the lifetime)
         request("m2", "system B", &["read", "write"], &conversation[..15], json!({"temperature": 0.2})), // params

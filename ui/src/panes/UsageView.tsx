@@ -80,6 +80,9 @@ export function UsageView(props: { onOpen: (session: string) => void; fail: (e: 
         </div>
       )}
       {days && <UsageChart days={days} series={series} />}
+      {days && days.every((d) => d.total === 0) && (
+        <div class="muted small" data-testid="usage-unpriced">No priced calls in this range: their models have no price in the table shipped with Alisio (a local model never has one); config `prices` adds one.</div>
+      )}
       {report && (
         <table class="calls usage-table" data-testid="usage-table">
           <thead>

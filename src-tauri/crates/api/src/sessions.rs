@@ -5,9 +5,9 @@ use alisio_engine::store::{JournalEntry, SessionSummary};
 use serde::Deserialize;
 use ts_rs::TS;
 
-use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
 use crate::error::{blocking, ApiResult};
 use crate::App;
+use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
 
 /// A request with no arguments.
 #[derive(Debug, Clone, Default, Deserialize, TS)]

@@ -11,7 +11,8 @@ use alisio_engine::cost::PriceBook;
 use alisio_engine::store::imported::{insert_call, RequestShape, Usage};
 use alisio_engine::store::{Purpose, Store, WireApi};
 
-const MODELS: [&str; 5] = ["claude-sonnet-4-5-20250929", "gpt-5", "gemini-2.5-pro", "claude-haiku-4-5", "qwen3-coder:30b"];
+const MODELS: [&str; 5] =
+    ["claude-sonnet-4-5-20250929", "gpt-5", "gemini-2.5-pro", "claude-haiku-4-5", "qwen3-coder:30b"];
 const RUNS: usize = 10;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,13 +35,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 usage.cached_tokens = Some(15_000 + (c as u64 * 1_009) % 5_000);
                 usage.cache_write_tokens = Some(c as u64 % 7 * 300);
                 usage.completion_tokens = Some(300 + c as u64 % 900);
-                usage.started_at = format!(
-                    "2026-{:02}-{:02}T{:02}:{:02}:00.000Z",
-                    9 + day / 30,
-                    1 + day % 30,
-                    c / 60 % 24,
-                    c % 60
-                );
+                usage.started_at =
+                    format!("2026-{:02}-{:02}T{:02}:{:02}:00.000Z", 9 + day / 30, 1 + day % 30, c / 60 % 24, c % 60);
                 insert_call(tx, id, RequestShape { ranges: &[], chars: 80_000 }, &usage)?;
             }
         }
@@ -56,7 +52,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("every call read one by one (what the daily sums spare): {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
     std::hint::black_box(n);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    for by in [UsageBy::Day, UsageBy::Week, UsageBy::Month, UsageBy::Session, UsageBy::Model, UsageBy::Project, UsageBy::Source] {
+    for by in [
+        UsageBy::Day,
+        UsageBy::Week,
+        UsageBy::Month,
+        UsageBy::Session,
+        UsageBy::Model,
+        UsageBy::Project,
+        UsageBy::Source,
+    ] {
         let query = UsageQuery { by, since: None, until: None, source: None, model: None };
         let mut times = Vec::with_capacity(RUNS);
         let mut rows = 0;

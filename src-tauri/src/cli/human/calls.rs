@@ -168,7 +168,8 @@ impl Human for UsageReport {
                 None => row.key.clone(),
             };
             let key: String = key.chars().take(38).collect();
-            let unpriced = if row.unpriced_calls > 0 { format!("  ({} unpriced)", row.unpriced_calls) } else { String::new() };
+            let unpriced =
+                if row.unpriced_calls > 0 { format!("  ({} unpriced)", row.unpriced_calls) } else { String::new() };
             println!(
                 "{key:<38} {:>7} {:>12} {:>12} {:>10} {:>10} {:>12} {:>10} {:>6}{unpriced}",
                 row.calls,

@@ -124,10 +124,11 @@ impl Judge<'_> {
                     _ => BreakCause::Messages,
                 }
             };
-            (cause, reusable.saturating_sub(kept))
+            // What the server said it reused counts where it is more than the shared prefix.
+            (cause, reusable.saturating_sub(kept.max(cached.unwrap_or(0))))
         } else {
             // The prefix is intact: a miss only when the server said so (or could not have kept it).
-            let reported_miss = cached.map_or(true, |c| c.saturating_mul(2) < reusable);
+            let reported_miss = cached.is_none_or(|c| c.saturating_mul(2) < reusable);
             let gap = seconds_between(&old_call.started_at, &new_call.started_at).unwrap_or(0);
             if gap > self.ttl_seconds as i64 && reported_miss {
                 (BreakCause::Expired, reusable.saturating_sub(cached.unwrap_or(0)))

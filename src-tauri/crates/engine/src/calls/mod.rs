@@ -277,24 +277,25 @@ pub fn list(store: &Store, record: &Session, forensics: &Forensics) -> Result<Ve
         .map(|(i, c)| {
             let priced = forensics.book.price(&c.model, &c.started_at, &Forensics::tokens(&c));
             CallSummary {
-            n: i + 1,
-            purpose: c.purpose,
-            started_at: c.started_at,
-            request_chars: c.request_chars,
-            prompt_tokens: c.prompt_tokens,
-            cached_tokens: c.cached_tokens,
-            completion_tokens: c.completion_tokens,
-            ttft_ms: c.ttft_ms,
-            duration_ms: c.duration_ms,
-            finish_reason: c.finish_reason,
-            error: c.error,
-            request_source: c.request_source,
-            exact: c.request_source.exact(),
-            cache_write_tokens: c.cache_write_tokens,
-            cost_usd: priced.map(|p| p.cost),
-            cache_savings_usd: priced.map(|p| p.savings),
-            model: c.model,
-        }})
+                n: i + 1,
+                purpose: c.purpose,
+                started_at: c.started_at,
+                request_chars: c.request_chars,
+                prompt_tokens: c.prompt_tokens,
+                cached_tokens: c.cached_tokens,
+                completion_tokens: c.completion_tokens,
+                ttft_ms: c.ttft_ms,
+                duration_ms: c.duration_ms,
+                finish_reason: c.finish_reason,
+                error: c.error,
+                request_source: c.request_source,
+                exact: c.request_source.exact(),
+                cache_write_tokens: c.cache_write_tokens,
+                cost_usd: priced.map(|p| p.cost),
+                cache_savings_usd: priced.map(|p| p.savings),
+                model: c.model,
+            }
+        })
         .collect())
 }
 

@@ -191,9 +191,10 @@ fn entry(value: &Value, pattern: Option<&str>, origin: &'static str) -> Result<P
     }
     let long_context = match value.get("longContext") {
         Some(band) => {
-            let above = band.get("above").and_then(Value::as_u64).ok_or_else(|| {
-                Error::Config(format!("{what}.longContext: `above` (prompt tokens) is required"))
-            })?;
+            let above = band
+                .get("above")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| Error::Config(format!("{what}.longContext: `above` (prompt tokens) is required")))?;
             Some((above, rates(band, &format!("{what}.longContext"))?))
         }
         None => None,

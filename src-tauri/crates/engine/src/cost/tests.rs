@@ -79,8 +79,9 @@ fn a_price_change_on_a_date_reprices_only_later_calls() {
     let mut config = BTreeMap::new();
     config.insert("m".to_string(), price(1.0, None, None, 2.0, Some("2026-01-01")));
     let mut book = PriceBook::new(&config).unwrap();
-    let later = entry(&serde_json::json!({"model": "m", "since": "2026-06-01", "input": 4, "output": 8}), None, "config")
-        .unwrap();
+    let later =
+        entry(&serde_json::json!({"model": "m", "since": "2026-06-01", "input": 4, "output": 8}), None, "config")
+            .unwrap();
     book.config.push(later);
     assert_eq!(book.price("m", "2026-05-31T12:00:00Z", &tokens).unwrap().cost.micros(), 1_000_000);
     assert_eq!(book.price("m", "2026-06-01T00:00:00Z", &tokens).unwrap().cost.micros(), 4_000_000);

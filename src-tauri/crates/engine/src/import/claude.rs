@@ -434,6 +434,8 @@ fn tool_use_result(value: Option<&Value>) -> Value {
 fn cache_miss_reason(record: &Value, usage: &Value) -> Option<String> {
     ["cache_miss_reason", "cacheMissReason"]
         .iter()
-        .find_map(|key| usage.get(*key).or_else(|| record.get(*key)).or_else(|| record.pointer(&format!("/message/{key}"))))
+        .find_map(|key| {
+            usage.get(*key).or_else(|| record.get(*key)).or_else(|| record.pointer(&format!("/message/{key}")))
+        })
         .and_then(|v| v.as_str().map(str::to_string).or_else(|| (!v.is_null()).then(|| v.to_string())))
 }

@@ -227,10 +227,16 @@ mod tests {
         assert_eq!(usage(chat), Usage { prompt: Some(12), cached: Some(8), cache_write: None, completion: Some(3) });
         let responses = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"usage\":null}}\n\n\
                          event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":50,\"input_tokens_details\":{\"cached_tokens\":40},\"output_tokens\":5}}}\n\n";
-        assert_eq!(usage(responses), Usage { prompt: Some(50), cached: Some(40), cache_write: None, completion: Some(5) });
+        assert_eq!(
+            usage(responses),
+            Usage { prompt: Some(50), cached: Some(40), cache_write: None, completion: Some(5) }
+        );
         let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":7,\"output_tokens\":1}}}\n\n\
                          event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":9}}\n\n";
-        assert_eq!(usage(anthropic), Usage { prompt: Some(110), cached: Some(100), cache_write: Some(7), completion: Some(9) });
+        assert_eq!(
+            usage(anthropic),
+            Usage { prompt: Some(110), cached: Some(100), cache_write: Some(7), completion: Some(9) }
+        );
     }
 
     #[test]

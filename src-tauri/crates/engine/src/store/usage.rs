@@ -51,10 +51,17 @@ impl Store {
     /// Every session with its row number, title, project and source.
     pub fn session_refs(&self) -> Result<Vec<SessionRef>> {
         self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached("SELECT rowid, id, title, workspace, coalesce(source, 'alisio') FROM sessions ORDER BY rowid")?;
+            let mut stmt = conn.prepare_cached(
+                "SELECT rowid, id, title, workspace, coalesce(source, 'alisio') FROM sessions ORDER BY rowid",
+            )?;
             let rows = stmt.query_map([], |r| {
-                Ok(SessionRef { row: r.get(0)?, id: r.get(1)?, title: r.get(2)?, project: r.get(3)?, source: r.get(4)? })
+                Ok(SessionRef {
+                    row: r.get(0)?,
+                    id: r.get(1)?,
+                    title: r.get(2)?,
+                    project: r.get(3)?,
+                    source: r.get(4)?,
+                })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
@@ -62,7 +69,12 @@ impl Store {
 
     /// Calls `each` for the calls `filter` selects — summed per session, model, day and band
     /// when `daily` (the bounds are then days), else one by one — in the order of their days.
-    pub fn each_call_usage(&self, filter: &UsageFilter, daily: bool, mut each: impl FnMut(CallUsage<'_>)) -> Result<()> {
+    pub fn each_call_usage(
+        &self,
+        filter: &UsageFilter,
+        daily: bool,
+        mut each: impl FnMut(CallUsage<'_>),
+    ) -> Result<()> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(if daily {
                 "SELECT session_id, model, day, prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens,
