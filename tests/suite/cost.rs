@@ -208,7 +208,7 @@ async fn every_cause_of_a_cache_break_is_told_apart_with_what_it_cost() {
 }
 
 #[tokio::test]
-async fn a_compaction_between_two_calls_is_the_cause_of_their_break() {
+async fn a_compaction_between_two_calls_is_the_cause_of_their_break_and_its_summary_is_priced_both_ways() {
     let checkpoint = json!({
         "goal": "g", "instructions": [], "discoveries": [], "accomplished": "a", "currentState": "s",
         "nextSteps": [], "relevantFiles": [],
@@ -221,7 +221,8 @@ async fn a_compaction_between_two_calls_is_the_cause_of_their_break() {
         answer(&checkpoint, (1_300, 40, 1_200)),
         answer("answer 3", (400, 10, 0)),
     ];
-    let h = Harness::new(script).await;
+    let prices = json!({"test-model": {"input": 3, "cachedInput": 0.3, "output": 15}});
+    let h = Harness::with_config(script, json!({"prices": prices})).await;
     let run = h.run(&[], "question 1").await;
     run.assert_ok();
     let session = run.session();
@@ -232,7 +233,19 @@ async fn a_compaction_between_two_calls_is_the_cause_of_their_break() {
     let causes: Vec<&str> = breaks.as_array().unwrap().iter().map(|b| b["cause"].as_str().unwrap()).collect();
     assert_eq!(causes, ["compaction"], "{breaks}");
     assert_eq!(breaks[0]["n"], 4);
-    assert_eq!(breaks[0]["missCostUsd"], Value::Null, "test-model has no price");
+    let lost = breaks[0]["lostTokens"].as_u64().unwrap();
+    close(&breaks[0]["missCostUsd"], usd(lost, 3.0 - 0.3));
+
+    // The summary read 1,200 of its 1,300 prompt tokens from the cache; rebuilt, all are input.
+    let savings = h.alisio(&["calls", "savings", &session, "--json"]).await;
+    savings.assert_ok();
+    let savings = savings.json();
+    let s = &savings[0];
+    assert_eq!(s["n"], 3);
+    assert_eq!((s["promptTokens"].clone(), s["cachedTokens"].clone()), (json!(1_300), json!(1_200)));
+    close(&s["summaryCostUsd"], usd(100, 3.0) + usd(1_200, 0.3) + usd(40, 15.0));
+    close(&s["rebuiltCostUsd"], usd(1_300, 3.0) + usd(40, 15.0));
+    close(&s["savedUsd"], usd(1_200, 3.0 - 0.3));
 }
 
 #[tokio::test]

@@ -224,7 +224,7 @@ export function App() {
               onRows={(from, to) => view.wantRows(selected, from, to)}
             />
           )}
-          {selected && tab === "timeline" && <Timeline compactions={view.stored?.compactions ?? []} onJump={jumpTo} />}
+          {selected && tab === "timeline" && <Timeline session={selected} compactions={view.stored?.compactions ?? []} onJump={jumpTo} />}
           {selected && tab === "diffs" && <TrimmedOutputs trimmed={trimmed} diff={diff} onOpen={openDiff} />}
           {selected && tab === "requests" && (
             <RequestsPane

@@ -672,6 +672,16 @@ divergence: Divergence | null, };
 
 export type BreakCause = "system" | "tools" | "messages" | "model" | "params" | "expired" | "compaction" | "unknown";
 
+export type CompactionCost = { compaction: number, 
+/**
+ * The summary call's number in the ledger (`null`: none recorded).
+ */
+n: number | null, promptTokens: number, cachedTokens: number, summaryCostUsd: number | null, 
+/**
+ * The same tokens with none read from the cache.
+ */
+rebuiltCostUsd: number | null, savedUsd: number | null, };
+
 export type UsageReport = { by: UsageBy, rows: Array<UsageRow>, total: UsageRow, };
 
 export type UsageRow = { key: string, 

@@ -214,6 +214,9 @@ pub enum CallsCommand {
     /// Every cache break and miss: its cause (system, tools, messages, model, params, expired,
     /// compaction, unknown), the agent's own reason, the tokens processed again and what that cost
     Breaks { session: String },
+    /// Per compaction: what its summary call cost, and what the same summary would have cost as a
+    /// rebuilt prompt (nothing read from the cache) — what appending to the cached request saved
+    Savings { session: String },
     /// Send call N's exact request again to the configured provider (another model with --config)
     /// and show both answers; stored as a `replay` call, never part of the transcript
     Replay { session: String, n: usize },

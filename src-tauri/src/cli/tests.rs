@@ -27,6 +27,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls diff", &["calls::diff"]),
     ("calls replay", &["calls::replay"]),
     ("calls breaks", &["calls::breaks"]),
+    ("calls savings", &["calls::compaction_costs"]),
     ("usage", &["usage::report"]),
     ("import", &["import::paths"]),
     ("mcp list", &["mcp::list"]),

@@ -1,11 +1,17 @@
 // The compaction audit timeline (Ctrl+3): reason, focus, time, before → after, the span it
 // summarized (in transcript order, linked to the transcript), partial, plugin reports, reverted.
-import type { CompactionView } from "../bindings";
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import type { CompactionCost, CompactionView } from "../bindings";
 import { FidelityReport } from "../components";
-import { formatChars, formatSpan, formatTokens, tokensOf } from "../logic";
+import { formatChars, formatSpan, formatTokens, formatUsd, tokensOf } from "../logic";
 
 /** Every compaction and reduction, newest first, each linked to its span in the transcript. */
-export function Timeline(props: { compactions: CompactionView[]; onJump: (seq: number) => void }) {
+export function Timeline(props: { session: string; compactions: CompactionView[]; onJump: (seq: number) => void }) {
+  const [costs, setCosts] = useState<Map<number, CompactionCost>>(new Map());
+  useEffect(() => {
+    api.callsCompactionCosts({ session: props.session }).then((list) => setCosts(new Map(list.map((c) => [c.compaction, c]))), () => {});
+  }, [props.session, props.compactions.length]);
   return (
     <div class="timeline" data-testid="timeline">
       {props.compactions.length === 0 && <div class="empty">No compactions yet.</div>}
@@ -25,6 +31,13 @@ export function Timeline(props: { compactions: CompactionView[]; onJump: (seq: n
             {formatTokens(tokensOf(c.afterChars))}) · {c.summarizedMessages} messages
             {c.summarizedSeqs.length > 0 && <span data-testid="timeline-span"> ({formatSpan(c.summarizedSeqs)})</span>}
           </div>
+          {costs.get(c.id)?.n && (
+            <div class="muted small" data-testid="compaction-cost">
+              Summary (call #{costs.get(c.id)?.n}): {formatUsd(costs.get(c.id)?.summaryCostUsd)} with {costs.get(c.id)?.cachedTokens.toLocaleString("en-US")} of{" "}
+              {costs.get(c.id)?.promptTokens.toLocaleString("en-US")} prompt tokens from the cache; as a rebuilt prompt{" "}
+              {formatUsd(costs.get(c.id)?.rebuiltCostUsd)} — saved {formatUsd(costs.get(c.id)?.savedUsd)}
+            </div>
+          )}
           <FidelityReport fidelity={c.fidelity} onJump={props.onJump} />
           {Array.isArray(c.pluginReports) &&
             (c.pluginReports as Array<Record<string, unknown>>).map((r) => (

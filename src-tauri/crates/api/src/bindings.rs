@@ -49,7 +49,7 @@ pub fn typescript() -> String {
         crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
         crate::config::ConfigDocument, crate::config::RawConfig,
         crate::diff::TrimmedDiff, crate::diff::DiffLine, crate::diff::LineTag,
-        e::calls::CacheBreak, e::calls::BreakCause, e::cost::usage::UsageReport, e::cost::usage::UsageRow,
+        e::calls::CacheBreak, e::calls::BreakCause, e::calls::CompactionCost, e::cost::usage::UsageReport, e::cost::usage::UsageRow,
         e::cost::usage::UsageBy, e::store::usage::SessionRef, crate::usage::UsageRequest, crate::usage::UsageRowRequest,
     );
     let mut file = String::from(

@@ -1,7 +1,7 @@
 //! The model-call ledger: every request rebuilt exactly, compared with another, sent again.
 
 use alisio_engine::calls::{
-    self, CacheBreak, CallCache, CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport,
+    self, CacheBreak, CallCache, CallComposition, CallDetail, CallDiff, CallSummary, CompactionCost, ReplayReport,
 };
 use alisio_engine::provider::wire::WireItem;
 use alisio_engine::store::ModelCallRecord;
@@ -65,6 +65,14 @@ pub struct PastRequest {
 pub async fn list(app: &App, request: SessionRequest) -> ApiResult<Vec<CallSummary>> {
     let session = app.session(&request.session)?;
     Ok(calls::list(&*app.store()?, &session, &app.forensics()?)?)
+}
+
+/// Per checkpoint: its summary's cost, and what it would have cost as a rebuilt prompt.
+pub async fn compaction_costs(app: &App, request: SessionRequest) -> ApiResult<Vec<CompactionCost>> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    let forensics = app.forensics()?;
+    blocking("the compactions' costs", move || Ok(calls::breaks::compaction_costs(&store, &session, &forensics)?)).await
 }
 
 /// Every cache break and miss of the session, with its cause and what it cost (`calls breaks`).

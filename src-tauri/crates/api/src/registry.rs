@@ -84,6 +84,7 @@ commands! {
     proxy_status => proxy::status(crate::sessions::Nothing) -> crate::proxy::ProxyStatus;
     calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
     calls_breaks => calls::breaks(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CacheBreak>;
+    calls_compaction_costs => calls::compaction_costs(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CompactionCost>;
     usage_report => usage::report(crate::usage::UsageRequest) -> alisio_engine::cost::usage::UsageReport;
     usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;
     calls_past_request => calls::past_request(crate::calls::LedgerRowRequest) -> crate::calls::PastRequest;

@@ -17,6 +17,9 @@ pub async fn command(app: &App, out: Output, command: CallsCommand) -> ApiResult
         CallsCommand::Diff { session, n, against } => {
             out.show(&calls::diff(app, DiffRequest { session, n, against }).await?.diff)
         }
+        CallsCommand::Savings { session } => {
+            out.show(&calls::compaction_costs(app, SessionRequest::new(session)).await?)
+        }
         CallsCommand::Breaks { session } => out.show(&calls::breaks(app, SessionRequest::new(session)).await?),
         CallsCommand::Replay { session, n } => out.show(&calls::replay(app, CallRequest { session, n }).await?),
     }

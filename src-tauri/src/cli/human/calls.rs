@@ -1,6 +1,8 @@
 //! The ledger as text: calls, one request, a diff, a replay.
 
-use alisio_engine::calls::{CacheBreak, CallComposition, CallDetail, CallDiff, CallSummary, ReplayReport};
+use alisio_engine::calls::{
+    CacheBreak, CallComposition, CallDetail, CallDiff, CallSummary, CompactionCost, ReplayReport,
+};
 use alisio_engine::cost::usage::UsageReport;
 use alisio_engine::cost::Money;
 
@@ -181,6 +183,28 @@ impl Human for UsageReport {
                 money(row.cache_savings_usd),
                 row.cache_hit_rate.map_or("–".to_string(), |r| format!("{:.1}", r * 100.0)),
             );
+        }
+    }
+}
+
+impl Human for Vec<CompactionCost> {
+    fn print(&self) {
+        if self.is_empty() {
+            println!("No compaction in this session.");
+        }
+        for c in self {
+            match c.n {
+                Some(n) => println!(
+                    "compaction #{}: summary call {n}, {} prompt tokens ({} cached): {}; as a rebuilt prompt {}; saved {}",
+                    c.compaction,
+                    c.prompt_tokens,
+                    c.cached_tokens,
+                    money(c.summary_cost_usd),
+                    money(c.rebuilt_cost_usd),
+                    money(c.saved_usd)
+                ),
+                None => println!("compaction #{}: no summary call recorded", c.compaction),
+            }
         }
     }
 }

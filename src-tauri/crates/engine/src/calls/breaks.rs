@@ -190,3 +190,68 @@ pub fn breaks(store: &Store, record: &Session, forensics: &super::Forensics) -> 
     }
     Ok(out)
 }
+
+/// What a compaction's summary cost, and what the same summary would have cost sent as a rebuilt
+/// prompt (everything re-processed as input) — what appending to the cached request saved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionCost {
+    pub compaction: i64,
+    /// The summary call's number in the ledger (`null`: none recorded).
+    pub n: Option<usize>,
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub summary_cost_usd: Option<Money>,
+    /// The same tokens with none read from the cache.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub rebuilt_cost_usd: Option<Money>,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub saved_usd: Option<Money>,
+}
+
+/// Per checkpoint of the session: its summary call (recorded with it, or for an imported one the
+/// newest summary call up to it) priced as sent and as a rebuilt prompt.
+pub fn compaction_costs(store: &Store, record: &Session, forensics: &super::Forensics) -> Result<Vec<CompactionCost>> {
+    let calls = store.model_calls(&record.id)?;
+    let summaries = |c: &ModelCallRecord| matches!(c.purpose, Purpose::Compaction | Purpose::CacheSummary);
+    let mut out = Vec::new();
+    for compaction in store.compactions(&record.id)? {
+        let Some(checkpoint) = compaction.checkpoint() else { continue };
+        let at = compaction.applied_at.as_deref().unwrap_or(&compaction.created_at);
+        let found = match checkpoint.model_call_id {
+            Some(id) => calls.iter().position(|c| c.id == id),
+            None => {
+                calls.iter().rposition(|c| summaries(c) && seconds_between(&c.started_at, at).is_some_and(|s| s >= 0))
+            }
+        };
+        let Some(i) = found else {
+            out.push(CompactionCost {
+                compaction: compaction.id,
+                n: None,
+                prompt_tokens: 0,
+                cached_tokens: 0,
+                summary_cost_usd: None,
+                rebuilt_cost_usd: None,
+                saved_usd: None,
+            });
+            continue;
+        };
+        let call = &calls[i];
+        let tokens = super::Forensics::tokens(call);
+        let rebuilt = Tokens { cached: 0, cache_write: 0, ..tokens };
+        let sent = forensics.book.price(&call.model, &call.started_at, &tokens).map(|p| p.cost);
+        let as_rebuilt = forensics.book.price(&call.model, &call.started_at, &rebuilt).map(|p| p.cost);
+        out.push(CompactionCost {
+            compaction: compaction.id,
+            n: Some(i + 1),
+            prompt_tokens: tokens.prompt,
+            cached_tokens: tokens.cached,
+            saved_usd: sent.zip(as_rebuilt).map(|(s, r)| Money(r.0.saturating_sub(s.0))),
+            summary_cost_usd: sent,
+            rebuilt_cost_usd: as_rebuilt,
+        });
+    }
+    Ok(out)
+}

@@ -14,7 +14,7 @@ pub mod rebuild;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use breaks::{BreakCause, CacheBreak};
+pub use breaks::{BreakCause, CacheBreak, CompactionCost};
 pub use composition::{Composition, Share, ToolShare};
 pub use rebuild::{messages as request_messages, Rebuilder, Rebuilt};
 
