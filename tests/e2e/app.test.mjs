@@ -283,6 +283,7 @@ test("usage and the cache: the Usage view over every session, the sessions behin
   await driver.waitFor("[data-testid=break-cause]", { text: `Cache ${last.cause} against call #${last.against}` });
   await driver.waitFor("[data-testid=break-cause]", { text: `${last.lostTokens.toLocaleString("en-US")} tokens processed again` });
   await shot("break-cause");
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
 });
 
 test("export: the shown session written as JSON with secrets redacted", async () => {
