@@ -21,6 +21,7 @@ mod orphans;
 mod profiles;
 mod proxy;
 mod real_server;
+mod search;
 mod share;
 mod snapshots;
 mod tools;

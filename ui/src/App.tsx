@@ -51,6 +51,7 @@ export function App() {
   const sessionSearch = useRef<HTMLInputElement>(null);
   const messageSearch = useRef<HTMLInputElement>(null);
   const composer = useRef<HTMLTextAreaElement>(null);
+  const pendingJump = useRef<number | null>(null);
 
   const refresh = async () => {
     await loadSessions();
@@ -94,7 +95,14 @@ export function App() {
     view.clear();
     setDiff(null);
     storedRows.reset();
-    if (selected) view.load(selected).then(() => storedRows.scrollToEnd());
+    if (selected)
+      view.load(selected).then(() => {
+        // Opened from a search hit: at its message; otherwise at the end.
+        const seq = pendingJump.current;
+        pendingJump.current = null;
+        if (seq !== null) jumpTo(seq);
+        else storedRows.scrollToEnd();
+      });
   }, [selected]);
 
   const pending = useMemo<JournalEntry[]>(
@@ -156,6 +164,12 @@ export function App() {
         }}
         onSettings={() => setDialog({ kind: "settings" })}
         onImport={(path) => setDialog({ kind: "import", path })}
+        onOpenMessage={(id, seq) => {
+          setTab("stored");
+          if (id === selected) return jumpTo(seq);
+          pendingJump.current = seq;
+          setSelected(id);
+        }}
       />
 
       <main class="main">

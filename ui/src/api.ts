@@ -45,10 +45,13 @@ import type {
   ReplayReport,
   RequestDiff,
   RunTurn,
+  SearchRequest,
+  SearchResult,
   ServerStatus,
   SessionRef,
   SessionRequest,
   SessionSummary,
+  SessionsFilter,
   SinceRequest,
   SourceSummary,
   StoredMessage,
@@ -63,7 +66,7 @@ import type {
 
 /** Every command of the application API: one typed request, one typed answer. */
 export const api = {
-  sessionsList: (request: Nothing) => invoke<Array<SessionSummary>>("sessions_list", request),
+  sessionsList: (request: SessionsFilter) => invoke<Array<SessionSummary>>("sessions_list", request),
   sessionsEnsureDemo: (request: Nothing) => invoke<string | null>("sessions_ensure_demo", request),
   sessionsUncertain: (request: SessionRequest) => invoke<Array<JournalEntry>>("sessions_uncertain", request),
   sessionsRecover: (request: SessionRequest) => invoke<RecoverReport>("sessions_recover", request),
@@ -97,6 +100,7 @@ export const api = {
   callsCompositions: (request: SessionRequest) => invoke<Array<CallComposition>>("calls_compositions", request),
   callsBreaks: (request: SessionRequest) => invoke<Array<CacheBreak>>("calls_breaks", request),
   callsCompactionCosts: (request: SessionRequest) => invoke<Array<CompactionCost>>("calls_compaction_costs", request),
+  searchMessages: (request: SearchRequest) => invoke<SearchResult>("search_messages", request),
   usageReport: (request: UsageRequest) => invoke<UsageReport>("usage_report", request),
   usageSessions: (request: UsageRowRequest) => invoke<Array<SessionRef>>("usage_sessions", request),
   callsPastRequest: (request: LedgerRowRequest) => invoke<PastRequest>("calls_past_request", request),

@@ -45,6 +45,10 @@ promptTokens: number, cachedTokens: number, completionTokens: number,
  */
 compactions: number, savedChars: number, createdAt: string, lastActivity: string, source?: SourceKind, sourcePath?: string, 
 /**
+ * The workspace (an imported session's working directory), as usage and search group by it.
+ */
+project: string, 
+/**
  * What the session's calls cost, USD rounded to the micro-dollar (summed in integer
  * picodollars by `cost::usage`); `null` when none of them has a price.
  */
@@ -466,6 +470,16 @@ export type Nothing = Record<symbol, never>;
 
 export type SessionRequest = { session: string, };
 
+export type SessionsFilter = { 
+/**
+ * Only sessions of this project (the workspace or the agent's working directory).
+ */
+project?: string, 
+/**
+ * Only sessions from alisio, codex, claude-code, opencode, proxy, …
+ */
+source?: string, };
+
 export type StoredRequest = { session: string, limit: number | null, };
 
 export type PageRequest = { session: string, anchor: number, seq: number, limit: number, };
@@ -647,6 +661,32 @@ beyondWindowChars: number, lines: Array<DiffLine>, };
 export type DiffLine = { tag: LineTag, oldLine: number | null, newLine: number | null, text: string, };
 
 export type LineTag = "equal" | "delete" | "insert" | "skipped";
+
+export type SearchHit = { session: string, seq: number, role: string, 
+/**
+ * `alisio` for Alisio's own, else the import source.
+ */
+source: string, 
+/**
+ * The session's workspace (an imported session's working directory).
+ */
+project: string, at: string, 
+/**
+ * The matching text around the terms, the terms between `[` and `]`.
+ */
+snippet: string, title: string, };
+
+export type SearchResult = { hits: Array<SearchHit>, 
+/**
+ * Every match, beyond the hits shown.
+ */
+total: number, };
+
+export type SearchRequest = { 
+/**
+ * FTS5 syntax: words, "phrases", prefix*, AND / OR / NOT.
+ */
+query: string, source: string | null, project: string | null, limit: number | null, };
 
 export type CacheBreak = { n: number, 
 /**

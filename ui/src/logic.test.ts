@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CallComposition, CallDiff, CallSummary, CompactionView, ContextMeter, StoredMessage, StoredView } from "./bindings";
 import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
+import { ftsQuery } from "./logic";
 import { agentName, breakLabel, compositionBars, formatUsd, missingLabel, recentHitRate, sourceBadge, stackedUsage } from "./logic";
 import { defaultHint, getIn, numberValue, optionsAt, rangeHint, setIn } from "./logic";
 import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
@@ -222,7 +223,7 @@ describe("session figures", () => {
   it("reports what the server said and labels the estimate", () => {
     const s = { id: "s", title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
       promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "",
-      costUsd: null, unpricedCalls: 0 };
+      costUsd: null, unpricedCalls: 0, project: "/w" };
     expect(sessionFigures(s)).toEqual(["cache 75 % of 2,000 tokens in", "300 tokens out", "2 compactions", "≈ 10.0k tokens saved (estimate)"]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0 })).toEqual([]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0, costUsd: 0.0421, unpricedCalls: 2 })).toEqual(["$0.042100 + 2 unpriced"]);
@@ -411,5 +412,14 @@ describe("cost and cache forensics", () => {
       { day: "2026-12-01", parts: [{ series: "codex", cost: 0.25 }, { series: "claude-code", cost: 2 }], total: 2.25 },
       { day: "2026-12-02", parts: [{ series: "claude-code", cost: 0 }], total: 0 },
     ]);
+  });
+});
+
+describe("the search box", () => {
+  it("sends plain words as prefixes and FTS5 syntax as typed", () => {
+    expect(ftsQuery("pars error")).toBe('"pars"* "error"*');
+    expect(ftsQuery('  "exact phrase" ')).toBe('"exact phrase"');
+    expect(ftsQuery("lexer OR parser")).toBe("lexer OR parser");
+    expect(ftsQuery('say "hi')).toBe('say "hi');
   });
 });

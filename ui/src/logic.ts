@@ -565,3 +565,17 @@ export function stackedUsage(series: Array<{ series: string; rows: UsageRow[] }>
   }
   return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
 }
+
+/**
+ * What the search box sends to full-text search: a query with FTS5 syntax (quotes, `*`, AND / OR /
+ * NOT, parentheses) as typed; plain words each as a prefix, so results come while typing.
+ */
+export function ftsQuery(text: string): string {
+  const trimmed = text.trim();
+  if (/["*()]|\b(AND|OR|NOT|NEAR)\b/.test(trimmed)) return trimmed;
+  return trimmed
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => `"${word.replace(/"/g, "")}"*`)
+    .join(" ");
+}

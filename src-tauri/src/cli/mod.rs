@@ -7,6 +7,7 @@ pub mod args;
 mod commands;
 mod human;
 mod output;
+mod subcommands;
 
 use std::sync::Arc;
 
@@ -63,6 +64,10 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Calls { command } => commands::calls::command(app, out, command).await,
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
         Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
+        Command::Search { query, source, project, limit } => {
+            let request = alisio_api::search::SearchRequest { query, source, project, limit: Some(limit) };
+            out.show(&alisio_api::search::messages(app, request).await?)
+        }
         Command::Usage { by, since, until, source, model } => {
             let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source, model };
             out.show(&alisio_api::usage::report(app, request).await?)
@@ -74,11 +79,14 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
 fn access(command: &Command) -> Access {
     let shows = match command {
         Command::Sessions { command } => {
-            matches!(command, SessionsCommand::List | SessionsCommand::Show { .. } | SessionsCommand::Export { .. })
+            matches!(
+                command,
+                SessionsCommand::List { .. } | SessionsCommand::Show { .. } | SessionsCommand::Export { .. }
+            )
         }
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
-        Command::Models | Command::Mcp { .. } | Command::Usage { .. } => true,
+        Command::Models | Command::Mcp { .. } | Command::Usage { .. } | Command::Search { .. } => true,
         Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } => false,
     };
     if shows {

@@ -29,6 +29,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls breaks", &["calls::breaks"]),
     ("calls savings", &["calls::compaction_costs"]),
     ("usage", &["usage::report"]),
+    ("search", &["search::messages"]),
     ("import", &["import::paths"]),
     ("mcp list", &["mcp::list"]),
     ("proxy", &["proxy::start", "proxy::stop"]),

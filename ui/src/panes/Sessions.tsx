@@ -3,8 +3,9 @@
 import type { Ref } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { SessionSummary, SourceSummary } from "../bindings";
-import { filterSessions, sessionFigures } from "../logic";
+import type { SearchResult, SessionSummary, SourceSummary } from "../bindings";
+import { errorMessage } from "../events";
+import { filterSessions, ftsQuery, sessionFigures } from "../logic";
 
 export function SessionsPane(props: {
   sessions: SessionSummary[];
@@ -13,8 +14,24 @@ export function SessionsPane(props: {
   onSelect: (id: string | null) => void;
   onSettings: () => void;
   onImport: (path?: string) => void;
+  /** A search hit was picked: open its session at the message. */
+  onOpenMessage: (session: string, seq: number) => void;
 }) {
   const [query, setQuery] = useState("");
+  const [found, setFound] = useState<SearchResult | null>(null);
+  const [searchError, setSearchError] = useState<string | null>(null);
+  useEffect(() => {
+    // Every stored message, searched as the query settles.
+    setSearchError(null);
+    if (query.trim().length < 2) return setFound(null);
+    const timer = setTimeout(() => {
+      api.searchMessages({ query: ftsQuery(query), source: null, project: null, limit: 30 }).then(setFound, (e) => {
+        setFound(null);
+        setSearchError(errorMessage(e));
+      });
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [query]);
   const [sources, setSources] = useState<SourceSummary[]>([]);
   const imported = props.sessions.filter((s) => s.source).length;
   useEffect(() => {
@@ -24,7 +41,26 @@ export function SessionsPane(props: {
   return (
     <aside class="sidebar">
       <div class="brand">Alisio</div>
-      <input ref={props.searchRef} class="search" placeholder="Search sessions (Ctrl+K)" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="session-search" />
+      <input ref={props.searchRef} class="search" placeholder="Search sessions and messages (Ctrl+K)" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="session-search" />
+      {(found || searchError) && (
+        <div class="search-hits" data-testid="search-hits">
+          {searchError && <div class="muted small">{searchError}</div>}
+          {found && (
+            <div class="muted small" data-testid="search-total">
+              {found.total === 0 ? "No message matches" : `${found.total} message${found.total === 1 ? "" : "s"} match${found.total === 1 ? "es" : ""}`}
+              {found.total > found.hits.length ? ` (best ${found.hits.length} shown)` : ""}
+            </div>
+          )}
+          {found?.hits.map((h) => (
+            <button class="search-hit" onClick={() => props.onOpenMessage(h.session, h.seq)} title={`${h.project} · ${h.at}`} data-testid="search-hit">
+              <span class="small"><span class="badge source">{h.source}</span> {h.title} · #{h.seq} {h.role}</span>
+              <span class="snippet small">
+                {h.snippet.split(/(\[[^\]]*\])/).map((part) => (part.startsWith("[") && part.endsWith("]") ? <mark>{part.slice(1, -1)}</mark> : part))}
+              </span>
+            </button>
+          ))}
+        </div>
+      )}
       <ul class="sessions" data-testid="sessions">
         {filterSessions(props.sessions, query).map((s) => (
           <li key={s.id}>

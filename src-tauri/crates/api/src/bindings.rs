@@ -37,7 +37,7 @@ pub fn typescript() -> String {
         e::provider::WindowSource, e::provider::ModelsReport, e::export::ExportFormat, e::export::ChartFormat,
         e::mcp::CatalogShare, e::mcp::ServerStatus, e::mcp::ServerState, e::mcp::Transport, e::mcp::ToolStatus,
         crate::error::ApiError, crate::error::ErrorCode, crate::events::UiEvent,
-        crate::sessions::Nothing, crate::sessions::SessionRequest,
+        crate::sessions::Nothing, crate::sessions::SessionRequest, crate::sessions::SessionsFilter,
         crate::views::StoredRequest, crate::views::PageRequest, crate::views::SinceRequest, crate::views::AroundRequest,
         crate::views::ModelPageRequest, crate::views::MessageRequest, crate::views::ContextMeter,
         crate::turns::RunTurn, crate::turns::PermissionAnswer,
@@ -49,6 +49,7 @@ pub fn typescript() -> String {
         crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
         crate::config::ConfigDocument, crate::config::RawConfig,
         crate::diff::TrimmedDiff, crate::diff::DiffLine, crate::diff::LineTag,
+        e::store::search::SearchHit, e::store::search::SearchResult, crate::search::SearchRequest,
         e::calls::CacheBreak, e::calls::BreakCause, e::calls::CompactionCost, e::cost::usage::UsageReport, e::cost::usage::UsageRow,
         e::cost::usage::UsageBy, e::store::usage::SessionRef, crate::usage::UsageRequest, crate::usage::UsageRowRequest,
     );

@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod models;
 pub mod proxy;
 mod registry;
+pub mod search;
 pub mod sessions;
 pub mod turns;
 pub mod usage;

@@ -51,7 +51,7 @@ macro_rules! commands {
 }
 
 commands! {
-    sessions_list => sessions::list(crate::sessions::Nothing) -> Vec<alisio_engine::store::SessionSummary>;
+    sessions_list => sessions::list(crate::sessions::SessionsFilter) -> Vec<alisio_engine::store::SessionSummary>;
     sessions_ensure_demo => sessions::ensure_demo(crate::sessions::Nothing) -> Option<String>;
     sessions_uncertain => sessions::uncertain(crate::sessions::SessionRequest) -> Vec<alisio_engine::store::JournalEntry>;
     sessions_recover => sessions::recover(crate::sessions::SessionRequest) -> alisio_engine::agent::RecoverReport;
@@ -85,6 +85,7 @@ commands! {
     calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
     calls_breaks => calls::breaks(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CacheBreak>;
     calls_compaction_costs => calls::compaction_costs(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CompactionCost>;
+    search_messages => search::messages(crate::search::SearchRequest) -> alisio_engine::store::search::SearchResult;
     usage_report => usage::report(crate::usage::UsageRequest) -> alisio_engine::cost::usage::UsageReport;
     usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;
     calls_past_request => calls::past_request(crate::calls::LedgerRowRequest) -> crate::calls::PastRequest;

@@ -1,13 +1,13 @@
 //! Sessions: the list, the demo, recovering uncertain tool results.
 
 use alisio_engine::agent::RecoverReport;
+use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
 use alisio_engine::store::{JournalEntry, SessionSummary};
 use serde::Deserialize;
 use ts_rs::TS;
 
 use crate::error::{blocking, ApiResult};
 use crate::App;
-use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
 
 /// A request with no arguments.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
@@ -27,16 +27,34 @@ impl SessionRequest {
 }
 
 /// Sessions, newest activity first (`alisio sessions list`).
-pub async fn list(app: &App, _: Nothing) -> ApiResult<Vec<SessionSummary>> {
+/// Which sessions `sessions list` shows (all by default).
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionsFilter {
+    /// Only sessions of this project (the workspace or the agent's working directory).
+    #[ts(optional)]
+    pub project: Option<String>,
+    /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
+    #[ts(optional)]
+    pub source: Option<String>,
+}
+
+pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSummary>> {
     let store = app.store()?;
     let forensics = app.forensics()?;
     blocking("listing the sessions", move || {
         let mut sessions = store.list_sessions()?;
+        sessions.retain(|s| {
+            let source = s.source.map_or("alisio".to_string(), |k| k.to_string());
+            filter.project.as_ref().is_none_or(|p| *p == s.workspace)
+                && filter.source.as_ref().is_none_or(|f| *f == source)
+        });
         // Each session's cost, from the daily sums (one pass for all of them).
         let query = UsageQuery { by: UsageBy::Session, since: None, until: None, source: None, model: None };
         let costs = usage::report(&store, &forensics.book, &query)?;
         let by_id: std::collections::HashMap<&str, _> = costs.rows.iter().map(|r| (r.key.as_str(), r)).collect();
         for s in &mut sessions {
+            s.project = s.workspace.clone();
             if let Some(row) = by_id.get(s.id.as_str()) {
                 s.cost_usd = row.cost_usd.map(|m| m.usd());
                 s.unpriced_calls = row.unpriced_calls;

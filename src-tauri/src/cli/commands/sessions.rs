@@ -1,7 +1,7 @@
 //! `alisio sessions`: the list, one session (stored or as the model sees it), an export, recovery.
 
 use alisio_api::export::{self, ExportRequest};
-use alisio_api::sessions::{self, Nothing, SessionRequest};
+use alisio_api::sessions::{self, SessionRequest};
 use alisio_api::views::{self, StoredRequest};
 use alisio_api::{ApiResult, App};
 
@@ -11,7 +11,9 @@ use crate::cli::usage;
 
 pub async fn command(app: &App, out: Output, command: SessionsCommand) -> ApiResult<()> {
     match command {
-        SessionsCommand::List => out.show(&sessions::list(app, Nothing {}).await?),
+        SessionsCommand::List { project, source } => {
+            out.show(&sessions::list(app, sessions::SessionsFilter { project, source }).await?)
+        }
         SessionsCommand::Show { session, view: View::Stored } => {
             out.show(&views::stored(app, StoredRequest { session, limit: None }).await?)
         }

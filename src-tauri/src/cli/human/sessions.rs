@@ -159,3 +159,26 @@ impl Human for Round<'_> {
         }
     }
 }
+
+impl Human for alisio_engine::store::search::SearchResult {
+    fn print(&self) {
+        if self.hits.is_empty() {
+            println!("No message matches.");
+        }
+        for hit in &self.hits {
+            println!(
+                "{} #{:<5} {:<9} {:<11} {}  {}\n    {}",
+                &hit.session[..hit.session.len().min(8)],
+                hit.seq,
+                hit.role,
+                hit.source,
+                hit.at,
+                hit.title,
+                hit.snippet.replace('\n', " ")
+            );
+        }
+        if self.total as usize > self.hits.len() {
+            println!("{} of {} matches shown (--limit for more)", self.hits.len(), self.total);
+        }
+    }
+}

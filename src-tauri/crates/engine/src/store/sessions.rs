@@ -174,6 +174,8 @@ pub struct SessionSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub source_path: Option<String>,
+    /// The workspace (an imported session's working directory), as usage and search group by it.
+    pub project: String,
     /// What the session's calls cost, USD rounded to the micro-dollar (summed in integer
     /// picodollars by `cost::usage`); `null` when none of them has a price.
     pub cost_usd: Option<f64>,
@@ -345,6 +347,7 @@ impl Store {
                     source_path: row.get(15)?,
                     cost_usd: None,
                     unpriced_calls: 0,
+                    project: String::new(),
                 })
             })?;
             let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;

@@ -1,0 +1,97 @@
+//! Full-text search over every stored message (FTS5, migration 0013): own and imported sessions,
+//! compacted messages and tool outputs included, best match first, with a snippet around it.
+
+use rusqlite::params;
+use serde::Serialize;
+
+use super::Store;
+use crate::error::{Error, Result};
+
+/// One message that matches.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    pub session: String,
+    pub seq: i64,
+    pub role: String,
+    /// `alisio` for Alisio's own, else the import source.
+    pub source: String,
+    /// The session's workspace (an imported session's working directory).
+    pub project: String,
+    pub at: String,
+    /// The matching text around the terms, the terms between `[` and `]`.
+    pub snippet: String,
+    pub title: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResult {
+    pub hits: Vec<SearchHit>,
+    /// Every match, beyond the hits shown.
+    pub total: u64,
+}
+
+/// Which sessions a search looks in.
+#[derive(Debug, Clone, Default)]
+pub struct SearchFilter {
+    pub source: Option<String>,
+    pub project: Option<String>,
+    pub limit: usize,
+}
+
+impl Store {
+    /// Messages matching `query` (FTS5 syntax: words, "phrases", prefix*, AND / OR / NOT).
+    pub fn search(&self, query: &str, filter: &SearchFilter) -> Result<SearchResult> {
+        let invalid = |e: rusqlite::Error| match &e {
+            rusqlite::Error::SqliteFailure(_, Some(message))
+                if message.contains("fts5") || message.contains("syntax") =>
+            {
+                Error::Usage(format!(
+                    "the search {query:?} is not valid: {message} (words, \"phrases\", prefix*, AND / OR / NOT)"
+                ))
+            }
+            _ => e.into(),
+        };
+        if query.trim().is_empty() {
+            return Err(Error::Usage("the search is empty".into()));
+        }
+        self.read(|conn| {
+            let filters = "(?2 IS NULL OR coalesce(s.source, 'alisio') = ?2) AND (?3 IS NULL OR s.workspace = ?3)";
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT m.session_id, m.seq, m.role, coalesce(s.source, 'alisio'), s.workspace, m.created_at,
+                            snippet(messages_fts, 0, '[', ']', '…', 16), s.title
+                     FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session_id
+                     WHERE messages_fts MATCH ?1 AND {filters}
+                     ORDER BY rank LIMIT ?4"
+                ))
+                .map_err(invalid)?;
+            let rows = stmt
+                .query_map(params![query, filter.source, filter.project, filter.limit as i64], |r| {
+                    Ok(SearchHit {
+                        session: r.get(0)?,
+                        seq: r.get(1)?,
+                        role: r.get(2)?,
+                        source: r.get(3)?,
+                        project: r.get(4)?,
+                        at: r.get(5)?,
+                        snippet: r.get(6)?,
+                        title: r.get(7)?,
+                    })
+                })
+                .map_err(invalid)?;
+            let hits = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(invalid)?;
+            let total: i64 = conn
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                     JOIN sessions s ON s.id = m.session_id WHERE messages_fts MATCH ?1 AND {filters}"
+                ))
+                .and_then(|mut s| s.query_row(params![query, filter.source, filter.project], |r| r.get(0)))
+                .map_err(invalid)?;
+            Ok(SearchResult { hits, total: total as u64 })
+        })
+    }
+}

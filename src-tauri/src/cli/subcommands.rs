@@ -1,0 +1,109 @@
+//! The subcommands of `alisio sessions`, `alisio calls` and `alisio mcp`, and the values their
+//! flags take.
+
+use std::path::PathBuf;
+
+use clap::{Subcommand, ValueEnum};
+
+#[derive(Subcommand)]
+pub enum McpCommand {
+    /// Start each configured server, and show its status and its tools with the characters each
+    /// adds to every request
+    List,
+}
+
+#[derive(Subcommand)]
+pub enum CallsCommand {
+    /// Every model call of a session, numbered 1..n in the order sent
+    List { session: String },
+    /// The request body of call N and the answer received: exact (sent by Alisio, logged by the
+    /// agent, captured by `alisio proxy`) or reconstructed, with what it lacks and what it is made of
+    Show { session: String, n: usize },
+    /// What every request of a session was made of (system, tools, checkpoint, injected context,
+    /// user, assistant, tool results), call by call, with cache breaks
+    Composition { session: String },
+    /// Compare request N with request M (default N-1) in rendering order: system, tools, messages
+    Diff {
+        session: String,
+        n: usize,
+        #[arg(long, value_name = "M")]
+        against: Option<usize>,
+    },
+    /// Every cache break and miss: its cause (system, tools, messages, model, params, expired,
+    /// compaction, unknown), the agent's own reason, the tokens processed again and what that cost
+    Breaks { session: String },
+    /// Per compaction: what its summary call cost, and what the same summary would have cost as a
+    /// rebuilt prompt (nothing read from the cache) — what appending to the cached request saved
+    Savings { session: String },
+    /// Send call N's exact request again to the configured provider (another model with --config)
+    /// and show both answers; stored as a `replay` call, never part of the transcript
+    Replay { session: String, n: usize },
+}
+
+#[derive(Subcommand)]
+pub enum SessionsCommand {
+    /// Sessions, newest first
+    List {
+        /// Only sessions of this project (the workspace or the agent's working directory)
+        #[arg(long, value_name = "PATH")]
+        project: Option<String>,
+        /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
+        #[arg(long, value_name = "SOURCE")]
+        source: Option<String>,
+    },
+    /// One session: every stored message, or exactly what the model gets next
+    Show {
+        session: String,
+        #[arg(long, value_enum, default_value_t = View::Stored)]
+        view: View,
+    },
+    /// Export a session: Markdown or one self-contained HTML page for people, versioned JSON
+    /// (stored view + ledger), or OTLP traces to the configured endpoint; secrets are redacted
+    /// unless --no-redact, and what was redacted is listed (kind, where, a masked preview)
+    Export {
+        session: String,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Write here instead of stdout (markdown, json, html)
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Keep secrets as they are
+        #[arg(long, conflicts_with = "redact_extra")]
+        no_redact: bool,
+        /// Redact this too: a literal string, or a regex written /…/ (repeatable)
+        #[arg(long, value_name = "PATTERN")]
+        redact_extra: Vec<String>,
+    },
+    /// Record uncertain tool results as "result unknown" (re-runs nothing)
+    Recover {
+        session: String,
+        /// Confirm that you inspected the effects of the uncertain calls
+        #[arg(long)]
+        acknowledge: bool,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+    Html,
+    Otlp,
+}
+
+impl From<ExportFormat> for alisio_engine::export::ExportFormat {
+    fn from(format: ExportFormat) -> Self {
+        match format {
+            ExportFormat::Markdown => Self::Markdown,
+            ExportFormat::Json => Self::Json,
+            ExportFormat::Html => Self::Html,
+            ExportFormat::Otlp => Self::Otlp,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum View {
+    Stored,
+    Model,
+}
