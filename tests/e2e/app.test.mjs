@@ -286,6 +286,24 @@ test("usage and the cache: the Usage view over every session, the sessions behin
   await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
 });
 
+test("search: a query in the sidebar (Ctrl+K) lists matching messages of every session and opens one at its place", async () => {
+  const expected = cli("search", '"ParseError"*');
+  assert.ok(expected.total > 0);
+  const box = await driver.waitFor("[data-testid=session-search]");
+  await driver.type(box, "ParseError");
+  await driver.waitFor("[data-testid=search-total]", { text: `${expected.total} message` });
+  const hit = expected.hits[0];
+  const first = await driver.waitFor("[data-testid=search-hit]", { text: `#${hit.seq} ${hit.role}` });
+  await shot("search");
+  await driver.click(first);
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "ParseError" });
+  const shown = await driver.execute("return document.querySelector('[data-testid=composer]').placeholder");
+  assert.ok(!shown.includes("Imported from codex"), "the hit's session (the demo) is open, not the one before");
+  await driver.execute("const b = document.querySelector('[data-testid=session-search]'); b.value = ''; b.dispatchEvent(new Event('input', { bubbles: true }));");
+  await driver.waitFor("[data-testid=session-item]", { text: "Demo" });
+  assert.equal(await driver.execute("return document.querySelector('[data-testid=search-hits]')"), null, "the hits go with the query");
+});
+
 test("export: the shown session written as JSON with secrets redacted", async () => {
   const target = path.join(home, "exported", "session.json");
   await driver.click(await driver.waitFor("[data-testid=export-button]"));
