@@ -50,7 +50,10 @@ async fn every_stored_message_is_found_at_once_with_its_session_and_a_snippet() 
         .filter(|m| m["compacted"] == true)
         .map(|m| m["seq"].as_i64().unwrap())
         .collect();
-    assert!(hits.iter().any(|hit| compacted.contains(&hit["seq"].as_i64().unwrap())), "a compacted message matches: {found}");
+    assert!(
+        hits.iter().any(|hit| compacted.contains(&hit["seq"].as_i64().unwrap())),
+        "a compacted message matches: {found}"
+    );
     let tools = search(&h, &["turn1", "--source", "claude-code"]).await;
     assert!(tools["hits"].as_array().unwrap().iter().any(|hit| hit["role"] == "tool"), "{tools}");
 

@@ -59,18 +59,40 @@ impl Store {
             return Err(Error::Usage("the search is empty".into()));
         }
         self.read(|conn| {
-            let filters = "(?2 IS NULL OR coalesce(s.source, 'alisio') = ?2) AND (?3 IS NULL OR s.workspace = ?3)";
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT m.session_id, m.seq, m.role, coalesce(s.source, 'alisio'), s.workspace, m.created_at,
-                            snippet(messages_fts, 0, '[', ']', '…', 16), s.title
-                     FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session_id
-                     WHERE messages_fts MATCH ?1 AND {filters}
-                     ORDER BY rank LIMIT ?4"
-                ))
+            let filtered = filter.source.is_some() || filter.project.is_some();
+            let matching = if filtered {
+                "FROM messages_fts f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id
+                 WHERE f.messages_fts MATCH ?1 AND (?2 IS NULL OR coalesce(s.source, 'alisio') = ?2)
+                   AND (?3 IS NULL OR s.workspace = ?3)"
+            } else {
+                "FROM messages_fts f WHERE f.messages_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL"
+            };
+            // The best matches first, by rowid only: snippets and rows are read for those alone.
+            let best: Vec<i64> = conn
+                .prepare_cached(&format!("SELECT f.rowid {matching} ORDER BY f.rank LIMIT ?4"))
+                .and_then(|mut stmt| {
+                    stmt.query_map(params![query, filter.source, filter.project, filter.limit as i64], |r| r.get(0))?
+                        .collect()
+                })
                 .map_err(invalid)?;
-            let rows = stmt
-                .query_map(params![query, filter.source, filter.project, filter.limit as i64], |r| {
+            let total: i64 = conn
+                .prepare_cached(&format!("SELECT count(*) {matching}"))
+                .and_then(|mut stmt| stmt.query_row(params![query, filter.source, filter.project], |r| r.get(0)))
+                .map_err(invalid)?;
+            let mut snippet = conn
+                .prepare_cached(
+                    "SELECT snippet(messages_fts, 0, '[', ']', '…', 16) FROM messages_fts
+                     WHERE messages_fts MATCH ?1 AND rowid = ?2",
+                )
+                .map_err(invalid)?;
+            let mut row = conn.prepare_cached(
+                "SELECT m.session_id, m.seq, m.role, coalesce(s.source, 'alisio'), s.workspace, m.created_at, s.title
+                 FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = ?1",
+            )?;
+            let mut hits = Vec::with_capacity(best.len());
+            for id in best {
+                let snippet: String = snippet.query_row(params![query, id], |r| r.get(0)).map_err(invalid)?;
+                hits.push(row.query_row([id], |r| {
                     Ok(SearchHit {
                         session: r.get(0)?,
                         seq: r.get(1)?,
@@ -78,19 +100,11 @@ impl Store {
                         source: r.get(3)?,
                         project: r.get(4)?,
                         at: r.get(5)?,
-                        snippet: r.get(6)?,
-                        title: r.get(7)?,
+                        snippet,
+                        title: r.get(6)?,
                     })
-                })
-                .map_err(invalid)?;
-            let hits = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(invalid)?;
-            let total: i64 = conn
-                .prepare_cached(&format!(
-                    "SELECT count(*) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                     JOIN sessions s ON s.id = m.session_id WHERE messages_fts MATCH ?1 AND {filters}"
-                ))
-                .and_then(|mut s| s.query_row(params![query, filter.source, filter.project], |r| r.get(0)))
-                .map_err(invalid)?;
+                })?);
+            }
             Ok(SearchResult { hits, total: total as u64 })
         })
     }
