@@ -167,3 +167,29 @@ async fn watch_imports_what_a_running_session_appends() {
     assert_eq!(count(), 32, "nothing was imported twice");
     watch.kill().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_fifo_in_the_tree_is_skipped_and_one_named_is_refused_without_hanging() {
+    let h = Harness::new(vec![]).await;
+    let tree = h.home.path().join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    let rollout =
+        fixtures().join("codex/2026/11/30/rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl");
+    std::fs::copy(&rollout, tree.join("rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl"))
+        .unwrap();
+    // Opened for reading, a FIFO with no writer blocks forever.
+    let fifo = tree.join("a-fifo.jsonl");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR).unwrap();
+
+    let started = Instant::now();
+    let run = h.alisio(&["import", tree.to_str().unwrap(), "--json"]).await;
+    run.assert_ok();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let report = run.json();
+    assert_eq!(report["imported"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "a FIFO inside a tree is no session and no error");
+
+    let named = h.alisio(&["import", fifo.to_str().unwrap(), "--json"]).await;
+    assert_eq!(named.code, 1, "{} {}", named.stdout, named.stderr);
+    assert!(named.stdout.contains("not a regular file"), "{}", named.stdout);
+}

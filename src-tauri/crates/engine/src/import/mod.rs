@@ -151,9 +151,23 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
     Ok(out)
 }
 
+/// Opens `path` for reading only if it is a regular file, without ever blocking: a FIFO, socket
+/// or device (or a file swapped for one) is refused at once instead of waiting for a writer.
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits())
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
+}
+
 /// Recognises a file by its content.
 pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
-    let mut file = File::open(path)?;
+    let mut file = open_regular(path)?;
     let mut head = [0u8; 16];
     let n = file.read(&mut head)?;
     if n == 16 && &head == b"SQLite format 3\0" {
@@ -203,11 +217,21 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<(SourceKind, PathBuf)>, Vec<ImportFai
 }
 
 fn walk(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<ImportFailure>) {
+    walk_in(path, found, errors, true)
+}
+
+fn walk_in(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<ImportFailure>, top: bool) {
     let fail = |errors: &mut Vec<ImportFailure>, e: std::io::Error| {
         errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() })
     };
     match std::fs::metadata(path) {
         Err(e) => fail(errors, e),
+        // A FIFO, socket or device is never a session: skipped inside a tree, refused when named.
+        Ok(meta) if !meta.is_dir() && !meta.is_file() => {
+            if top {
+                fail(errors, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file or directory"));
+            }
+        }
         Ok(meta) if meta.is_dir() => {
             let mut entries = match std::fs::read_dir(path) {
                 Ok(entries) => entries.filter_map(|e| e.ok()).collect::<Vec<_>>(),
@@ -218,7 +242,7 @@ fn walk(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<Im
                 let is_link_dir = entry.file_type().is_ok_and(|t| t.is_symlink())
                     && entry.path().metadata().is_ok_and(|m| m.is_dir());
                 if !is_link_dir {
-                    walk(&entry.path(), found, errors);
+                    walk_in(&entry.path(), found, errors, false);
                 }
             }
         }
@@ -306,7 +330,8 @@ struct Identity {
 }
 
 fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
-    let reader = BufReader::new(File::open(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?);
+    let reader =
+        BufReader::new(open_regular(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?);
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
     let mut identity = Identity { source_id: String::new(), workspace: String::new(), created_at: String::new() };
     for line in reader.split(b'\n').take(200) {
@@ -403,7 +428,7 @@ const MAX_SKIPPED_KEPT: usize = 1000;
 
 fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<ImportedSession> {
     let unreadable = |e: std::io::Error| Error::io(format!("cannot read {}", path.display()), e);
-    let mut file = File::open(path).map_err(unreadable)?;
+    let mut file = open_regular(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     let identity = identify(kind, path)?;
     let (session, stored) = upsert_session(
@@ -498,7 +523,7 @@ fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<Imported
                 LineImporter::Claude(c) => serde_json::to_value(c)?,
             };
             // A second handle: the reader's own position must not move.
-            let mut file = File::open(path).map_err(unreadable)?;
+            let mut file = open_regular(path).map_err(unreadable)?;
             (cursor.head, cursor.tail) = fingerprints(&mut file, cursor.offset).map_err(unreadable)?;
             let whole = done && pending_skip.is_none();
             // The size/mtime shortcut holds only when the whole file was read.
