@@ -146,7 +146,12 @@ async fn oversized_results_are_reported_at_once_and_large_ones_capped() {
     assert!(too_big.contains("over the 16 MiB"), "{}", &too_big[..too_big.len().min(300)]);
     let capped = result(2, "b");
     assert!(capped.len() < 10 * 1024 * 1024 + 200, "{} bytes", capped.len());
-    assert!(capped.contains("more bytes were dropped: output exceeded the 10 MiB storage cap"));
+    assert!(
+        capped.contains("more bytes were dropped: output exceeded the 10 MiB storage cap"),
+        "{} bytes, ending {:?}",
+        capped.len(),
+        &capped[capped.len().saturating_sub(300)..]
+    );
     assert_eq!(count(&m), 0);
 }
 

@@ -35,7 +35,8 @@ pub struct ServerProcess {
     child: Child,
     group: Option<ProcessGroup>,
     _watchdog: Watchdog,
-    /// Bytes of the longest message over [`MAX_MESSAGE_BYTES`] since the last call began.
+    /// How many messages over [`MAX_MESSAGE_BYTES`] the server has begun to send (a call compares
+    /// it with the count when it began: the rest of an earlier one still arriving is not its own).
     pub oversized: Arc<AtomicU64>,
 }
 
@@ -182,7 +183,7 @@ fn keep_stderr_tail(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Str
 }
 
 /// The server's stdout as read: the length of the message (line) being received is followed, and
-/// one that grows past [`MAX_MESSAGE_BYTES`] is recorded (the transport drops it).
+/// each one that grows past [`MAX_MESSAGE_BYTES`] is counted once (the transport drops it).
 struct Watched {
     inner: ChildStdout,
     line: u64,
@@ -201,12 +202,9 @@ impl AsyncRead for Watched {
                 } else {
                     line += 1;
                     if line == MAX_MESSAGE_BYTES + 1 {
-                        self.oversized.fetch_max(line, Ordering::Relaxed);
+                        self.oversized.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-            }
-            if line > MAX_MESSAGE_BYTES {
-                self.oversized.fetch_max(line, Ordering::Relaxed);
             }
             self.line = line;
         }

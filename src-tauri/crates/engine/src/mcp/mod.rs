@@ -288,16 +288,14 @@ impl McpHub {
         params.arguments = Some(arguments);
         let timeout = Duration::from_millis(server.config.tool_timeout_ms);
         // An answer too large for one message is dropped by the transport: say so at once.
+        // Only a message begun after this call's start is its answer.
         let oversized = lock(&server.process).as_ref().map(|p| p.oversized.clone());
-        if let Some(flag) = &oversized {
-            flag.store(0, Ordering::Relaxed);
-        }
+        let begun = oversized.as_ref().map_or(0, |f| f.load(Ordering::Relaxed));
         let too_large = async {
             loop {
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                let bytes = oversized.as_ref().map_or(0, |f| f.load(Ordering::Relaxed));
-                if bytes > 0 {
-                    return bytes;
+                if oversized.as_ref().is_some_and(|f| f.load(Ordering::Relaxed) > begun) {
+                    return MAX_MESSAGE_BYTES;
                 }
             }
         };
