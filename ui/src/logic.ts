@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -578,4 +578,12 @@ export function ftsQuery(text: string): string {
     .filter(Boolean)
     .map((word) => `"${word.replace(/"/g, "")}"*`)
     .join(" ");
+}
+
+/** The checkpoints whose summary call is in the ledger, each with that call's number (1..n): where the charts mark a compaction. */
+export function compactionMarkers(compactions: CompactionView[], calls: ModelCallRecord[]): Array<{ c: CompactionView; n: number }> {
+  const callNumber = new Map(calls.map((c, i) => [c.id, i + 1]));
+  return compactions
+    .filter((c) => c.kind === "checkpoint" && c.modelCallId !== null && callNumber.has(c.modelCallId))
+    .map((c) => ({ c, n: callNumber.get(c.modelCallId as number) as number }));
 }

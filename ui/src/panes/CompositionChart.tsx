@@ -3,7 +3,7 @@
 // record are stacked as hatched estimates, so a reconstructed request never looks smaller than it
 // was; compactions and cache breaks are marked as on the context chart. A click opens the call.
 import type { CallComposition, CompactionView, ModelCallRecord } from "../bindings";
-import { COMPOSITION_PARTS, compositionBars, formatTokens } from "../logic";
+import { COMPOSITION_PARTS, compactionMarkers, compositionBars, formatTokens } from "../logic";
 
 const W = 800;
 const H = 220;
@@ -28,10 +28,7 @@ export function CompositionChart(props: {
   const step = plotW / Math.max(1, bars.length);
   const y = (tokens: number) => PAD.top + plotH - (plotH * tokens) / max;
   const x = (n: number) => PAD.left + step * (n - 1);
-  const callNumber = new Map(props.modelCalls.map((c, i) => [c.id, i + 1]));
-  const markers = props.compactions
-    .filter((c) => c.kind === "checkpoint" && c.modelCallId !== null && callNumber.has(c.modelCallId))
-    .map((c) => ({ c, n: callNumber.get(c.modelCallId as number) as number }));
+  const markers = compactionMarkers(props.compactions, props.modelCalls);
   const anyMissing = bars.some((b) => b.segments.some((s) => s.missing));
 
   return (

@@ -5,7 +5,7 @@
 import { useRef } from "preact/hooks";
 import { api } from "../api";
 import type { CacheBreak, CompactionView, ModelCallRecord } from "../bindings";
-import { breakLabel, chartMax, formatTokens, tokensOf, type ChartBar } from "../logic";
+import { breakLabel, chartMax, compactionMarkers, formatTokens, tokensOf, type ChartBar } from "../logic";
 
 const W = 800;
 const H = 220;
@@ -40,10 +40,7 @@ export function ContextChart(props: {
   const step = plotW / Math.max(1, bars.length);
   const y = (tokens: number) => PAD.top + plotH - (plotH * tokens) / max;
   const x = (n: number) => PAD.left + step * (n - 1);
-  const callNumber = new Map(props.modelCalls.map((c, i) => [c.id, i + 1]));
-  const markers = props.compactions
-    .filter((c) => c.kind === "checkpoint" && c.modelCallId !== null && callNumber.has(c.modelCallId))
-    .map((c) => ({ c, n: callNumber.get(c.modelCallId as number) as number }));
+  const markers = compactionMarkers(props.compactions, props.modelCalls);
 
   const exportAs = async (format: "svg" | "png") => {
     if (!svg.current) return;
