@@ -156,6 +156,7 @@ export function App() {
     <div class="app">
       <SessionsPane
         sessions={sessions}
+        importing={live.importing}
         selected={selected}
         searchRef={sessionSearch}
         onSelect={(id) => {

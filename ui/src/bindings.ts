@@ -358,6 +358,17 @@ export type SourceSummary = { sessions: number, imported: number, source: Source
 
 export type SourceLocation = { source: SourceKind, path: string, exists: boolean, };
 
+export type Progress = { files: number, filesDone: number, 
+/**
+ * Bytes of the files found, and how many of them have been read (a file found up to date
+ * counts whole).
+ */
+bytes: number, bytesDone: number, 
+/**
+ * The file being read.
+ */
+path: string, };
+
 export type Fidelity = { 
 /**
  * `(checked - missing) / checked`; 1.0 when there was nothing to check.
@@ -464,7 +475,7 @@ export type ApiError = { code: ErrorCode, message: string, };
 
 export type ErrorCode = "invalid" | "uncertain" | "cancelled" | "failed";
 
-export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, } | { "kind": "proxy", event: ProxyEvent, };
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, } | { "kind": "importProgress", progress: Progress, } | { "kind": "proxy", event: ProxyEvent, };
 
 export type Nothing = Record<symbol, never>;
 

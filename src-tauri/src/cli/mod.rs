@@ -111,13 +111,14 @@ fn streams_events(command: &Command) -> bool {
 
 /// Commands that run (a turn, a summary, a replay, a follow): Ctrl-C stops them cleanly.
 fn runs(command: &Command) -> bool {
-    match command {
-        Command::Run { .. } | Command::Compact(_) => true,
-        Command::Calls { command: CallsCommand::Replay { .. } } => true,
-        Command::Import { watch, .. } => *watch,
-        Command::Proxy { .. } => true,
-        _ => false,
-    }
+    matches!(
+        command,
+        Command::Run { .. }
+            | Command::Compact(_)
+            | Command::Calls { command: CallsCommand::Replay { .. } }
+            | Command::Import { .. }
+            | Command::Proxy { .. }
+    )
 }
 
 /// A usage error (exit 2).

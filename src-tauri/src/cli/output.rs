@@ -64,6 +64,7 @@ impl Output {
             let envelope = match event {
                 UiEvent::Engine { envelope } => envelope,
                 UiEvent::Proxy { event } => return print_proxy_event(&event, jsonl),
+                UiEvent::ImportProgress { progress } => return print_progress(&progress),
                 _ => return,
             };
             if !jsonl {
@@ -80,6 +81,32 @@ impl Output {
             }
         })
     }
+}
+
+/// A long import's progress bar, redrawn in place on a terminal's stderr (nothing when stderr is
+/// not a terminal: a log file gets the report alone).
+fn print_progress(progress: &alisio_engine::import::Progress) {
+    use std::io::IsTerminal;
+    let mut err = std::io::stderr().lock();
+    if !err.is_terminal() {
+        return;
+    }
+    const WIDTH: u64 = 30;
+    let filled = (progress.bytes_done * WIDTH).checked_div(progress.bytes).unwrap_or(WIDTH).min(WIDTH) as usize;
+    let bar = format!("{}{}", "#".repeat(filled), "-".repeat(WIDTH as usize - filled));
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let _ = write!(
+        err,
+        "\r\x1b[2Kimporting [{bar}] {}/{} files, {:.0}/{:.0} MiB",
+        progress.files_done,
+        progress.files,
+        mib(progress.bytes_done),
+        mib(progress.bytes)
+    );
+    if progress.files_done == progress.files {
+        let _ = writeln!(err);
+    }
+    let _ = err.flush();
 }
 
 /// A proxy event: one JSON line with `--json`, else a line of text (errors on stderr).

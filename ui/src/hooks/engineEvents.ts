@@ -11,6 +11,8 @@ export type LiveState = {
   running: string | null;
   permission: Permission | null;
   progress: string | null;
+  /** A long import's progress line (a followed folder's first reading). */
+  importing: string | null;
 };
 
 /**
@@ -19,7 +21,7 @@ export type LiveState = {
  */
 export type Effect = { refresh?: "append" | "full" | "sessions"; select?: string; notice?: string; error?: string };
 
-export const IDLE: LiveState = { streaming: "", running: null, permission: null, progress: null };
+export const IDLE: LiveState = { streaming: "", running: null, permission: null, progress: null, importing: null };
 
 export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string | null): [LiveState, Effect] {
   if (event.kind === "permissionRequest") {
@@ -31,6 +33,13 @@ export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string
     if (selected && event.reload.includes(selected)) return [state, { refresh: "full" }];
     if (selected && event.sessions.includes(selected)) return [state, { refresh: "append" }];
     return [state, { refresh: "sessions" }];
+  }
+  if (event.kind === "importProgress") {
+    const p = event.progress;
+    if (p.filesDone >= p.files) return [{ ...state, importing: null }, { refresh: "sessions" }];
+    const mib = (b: number) => (b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0);
+    const percent = p.bytes > 0 ? Math.floor((100 * p.bytesDone) / p.bytes) : 0;
+    return [{ ...state, importing: `Importing ${percent} % — ${p.filesDone.toLocaleString()} of ${p.files.toLocaleString()} files, ${mib(p.bytesDone)} of ${mib(p.bytes)} MiB` }, {}];
   }
   if (event.kind === "turnFinished") {
     return [{ ...state, running: null, streaming: "", progress: null }, { refresh: "append", error: event.error ?? undefined }];

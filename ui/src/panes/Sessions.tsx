@@ -1,14 +1,25 @@
-// The session list: searchable (Ctrl+K), newest first, with live / compacted counts and a badge
-// for uncertain tool results.
+// The library: every session, grouped by project or agent, newest activity first, filtered by
+// agent, date, compactions and cost, virtualized (thousands of sessions scroll like ten); a
+// full-text search over every message (Ctrl+K) whose hits open the session at the message.
 import type { Ref } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
 import type { SearchResult, SessionSummary, SourceSummary } from "../bindings";
 import { errorMessage } from "../events";
-import { filterSessions, ftsQuery, sessionFigures } from "../logic";
+import { ago, formatTokens, formatUsd, ftsQuery, libraryAgents, libraryRows, NO_LIBRARY_FILTERS, sessionFigures, type LibraryFilters, type LibraryGrouping, type LibraryRow } from "../logic";
+import { VirtualList } from "../VirtualList";
+
+const GROUPING_KEY = "alisio.library.grouping";
+
+function storedGrouping(): LibraryGrouping {
+  const value = localStorage.getItem(GROUPING_KEY);
+  return value === "agent" || value === "none" ? value : "project";
+}
 
 export function SessionsPane(props: {
   sessions: SessionSummary[];
+  /** A long import's progress line, while it runs. */
+  importing: string | null;
   selected: string | null;
   searchRef: Ref<HTMLInputElement>;
   onSelect: (id: string | null) => void;
@@ -61,30 +72,14 @@ export function SessionsPane(props: {
           ))}
         </div>
       )}
-      <ul class="sessions" data-testid="sessions">
-        {filterSessions(props.sessions, query).map((s) => (
-          <li key={s.id}>
-            <button class={`session ${s.id === props.selected ? "active" : ""}`} onClick={() => props.onSelect(s.id)} data-testid="session-item">
-              <span class="title">
-                {s.source && (
-                  <span class="badge source" data-testid="source-badge" title={s.sourcePath}>
-                    {s.source}
-                  </span>
-                )}{" "}
-                {s.title || "(untitled)"}
-              </span>
-              <span class="muted small">
-                {s.liveMessages} live · {s.compactedMessages} compacted · {new Date(s.lastActivity).toLocaleString()}
-              </span>
-              {sessionFigures(s).length > 0 && <span class="muted small" data-testid="session-figures">{sessionFigures(s).join(" · ")}</span>}
-              {s.uncertainToolCalls > 0 && <span class="badge" data-testid="uncertain-badge">{s.uncertainToolCalls} uncertain</span>}
-              {s.runningToolCalls > 0 && <span class="badge running" data-testid="running-badge">{s.runningToolCalls} running</span>}
-            </button>
-          </li>
-        ))}
-      </ul>
+      <Library sessions={props.sessions} query={query} selected={props.selected} onSelect={props.onSelect} />
       <div class="sources" data-testid="sources">
         <div class="muted small">Other agents' sessions (followed while open)</div>
+        {props.importing && (
+          <div class="small import-progress" role="status" data-testid="import-progress">
+            {props.importing}
+          </div>
+        )}
         {sources
           .filter((s) => s.exists)
           .map((s) => (
@@ -104,5 +99,149 @@ export function SessionsPane(props: {
         Settings
       </button>
     </aside>
+  );
+}
+
+function Library(props: { sessions: SessionSummary[]; query: string; selected: string | null; onSelect: (id: string) => void }) {
+  const [grouping, setGrouping] = useState<LibraryGrouping>(storedGrouping);
+  const [filters, setFilters] = useState<LibraryFilters>(NO_LIBRARY_FILTERS);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const now = Date.now();
+  const rows = useMemo(
+    () => libraryRows(props.sessions, { grouping, filters, query: props.query, collapsed, now }),
+    // `now` moves each render; the rows need only follow the inputs.
+    [props.sessions, grouping, filters, props.query, collapsed],
+  );
+  const agents = useMemo(() => libraryAgents(props.sessions), [props.sessions]);
+  const shown = rows.reduce((n, r) => n + (r.kind === "session" ? 1 : r.collapsed ? r.count : 0), 0);
+  const group = (value: LibraryGrouping) => {
+    localStorage.setItem(GROUPING_KEY, value);
+    setGrouping(value);
+    setCollapsed(new Set());
+  };
+  const toggle = (key: string) => {
+    const next = new Set(collapsed);
+    if (next.has(key)) next.delete(key);
+    else next.add(key);
+    setCollapsed(next);
+  };
+  const keyOf = useCallback((i: number) => rows[i]?.key ?? String(i), [rows]);
+  const estimate = useCallback((i: number) => (rows[i]?.kind === "group" ? 30 : 66), [rows]);
+  // Arrow keys walk the sessions shown; Enter is the button's own.
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const ids = rows.flatMap((r) => (r.kind === "session" ? [r.session.id] : []));
+    if (!ids.length) return;
+    const at = props.selected ? ids.indexOf(props.selected) : -1;
+    const next = e.key === "ArrowDown" ? Math.min(ids.length - 1, at + 1) : Math.max(0, at - 1);
+    e.preventDefault();
+    props.onSelect(ids[next]);
+  };
+  const filtered = filters !== NO_LIBRARY_FILTERS;
+  return (
+    <div class="library" onKeyDown={onKeyDown} data-testid="library">
+      <div class="library-controls">
+        <label class="small">
+          Group{" "}
+          <select value={grouping} onChange={(e) => group((e.target as HTMLSelectElement).value as LibraryGrouping)} data-testid="library-grouping">
+            <option value="project">by project</option>
+            <option value="agent">by agent</option>
+            <option value="none">none</option>
+          </select>
+        </label>
+        <select
+          value={filters.agent ?? ""}
+          title="Agent"
+          onChange={(e) => setFilters({ ...filters, agent: (e.target as HTMLSelectElement).value || null })}
+          data-testid="library-agent"
+        >
+          <option value="">every agent</option>
+          {agents.map((a) => (
+            <option value={a}>{a}</option>
+          ))}
+        </select>
+        <select
+          value={filters.days ?? ""}
+          title="Last active"
+          onChange={(e) => {
+            const v = (e.target as HTMLSelectElement).value;
+            setFilters({ ...filters, days: v ? Number(v) : null });
+          }}
+          data-testid="library-days"
+        >
+          <option value="">any time</option>
+          <option value="1">last day</option>
+          <option value="7">last 7 days</option>
+          <option value="30">last 30 days</option>
+        </select>
+        <select
+          value={String(filters.minCostUsd)}
+          title="Cost"
+          onChange={(e) => setFilters({ ...filters, minCostUsd: Number((e.target as HTMLSelectElement).value) })}
+          data-testid="library-cost"
+        >
+          <option value="0">any cost</option>
+          <option value="0.01">≥ $0.01</option>
+          <option value="1">≥ $1</option>
+          <option value="10">≥ $10</option>
+        </select>
+        <label class="small" title="Only sessions with a compaction">
+          <input type="checkbox" checked={filters.hasCompactions} onChange={(e) => setFilters({ ...filters, hasCompactions: (e.target as HTMLInputElement).checked })} data-testid="library-compacted" />{" "}
+          compacted
+        </label>
+        <span class="muted small" data-testid="library-count">
+          {shown === props.sessions.length ? `${shown} sessions` : `${shown} of ${props.sessions.length} sessions`}
+          {filtered && (
+            <button class="link small" onClick={() => setFilters(NO_LIBRARY_FILTERS)}>
+              clear
+            </button>
+          )}
+        </span>
+      </div>
+      <VirtualList
+        count={rows.length}
+        keyOf={keyOf}
+        estimate={estimate}
+        testId="sessions"
+        render={(i) => <LibraryItem row={rows[i]} selected={props.selected} now={now} onSelect={props.onSelect} onToggle={toggle} />}
+      />
+    </div>
+  );
+}
+
+function LibraryItem(props: { row: LibraryRow; selected: string | null; now: number; onSelect: (id: string) => void; onToggle: (key: string) => void }) {
+  const { row } = props;
+  if (row.kind === "group") {
+    const key = row.key.slice("group:".length);
+    return (
+      <button class="library-group" onClick={() => props.onToggle(key)} title={key} aria-expanded={!row.collapsed} data-testid="library-group">
+        <span>{row.collapsed ? "▸" : "▾"}</span> <span class="group-label">{row.label}</span>
+        <span class="muted small">
+          {row.count} · {ago(row.lastActivity, props.now)}
+        </span>
+      </button>
+    );
+  }
+  const s = row.session;
+  const messages = s.liveMessages + s.compactedMessages;
+  return (
+    <button class={`session ${s.id === props.selected ? "active" : ""}`} onClick={() => props.onSelect(s.id)} data-testid="session-item">
+      <span class="title">
+        {s.source && (
+          <span class="badge source" data-testid="source-badge" title={s.sourcePath}>
+            {s.source}
+          </span>
+        )}{" "}
+        {s.title || "(untitled)"}
+      </span>
+      <span class="muted small session-columns" title={[s.project, ...sessionFigures(s)].filter(Boolean).join(" · ")} data-testid="session-figures">
+        <span title={`${s.liveMessages} live · ${s.compactedMessages} compacted`}>{messages} msgs</span>
+        {s.promptTokens > 0 && <span>{formatTokens(s.promptTokens)} in</span>}
+        {s.costUsd !== null && <span>{formatUsd(s.costUsd)}</span>}
+        <span title={new Date(s.lastActivity).toLocaleString()}>{ago(s.lastActivity, props.now)}</span>
+      </span>
+      {s.uncertainToolCalls > 0 && <span class="badge" data-testid="uncertain-badge">{s.uncertainToolCalls} uncertain</span>}
+      {s.runningToolCalls > 0 && <span class="badge running" data-testid="running-badge">{s.runningToolCalls} running</span>}
+    </button>
   );
 }

@@ -157,6 +157,11 @@ impl App {
         (self.options.emit)(event)
     }
 
+    /// Where events go, for work done off the async runtime.
+    pub(crate) fn events(&self) -> crate::events::Emit {
+        self.options.emit.clone()
+    }
+
     /// Engine events of one operation, delivered as [`UiEvent::Engine`].
     pub(crate) fn sink(&self) -> impl EventSink + 'static {
         let emit = self.options.emit.clone();

@@ -32,7 +32,7 @@ pub fn typescript() -> String {
         e::calls::ReplayReport, e::calls::CallComposition, e::calls::Composition, e::calls::Share, e::calls::ToolShare,
         e::view::MissingPart, e::store::RequestSource, e::import::ImportReport, e::import::ImportedSession,
         e::import::ImportFailure, e::import::Skipped, e::import::Position, e::import::SourceKind,
-        e::import::SourceSummary, e::import::SourceLocation, e::fidelity::Fidelity, e::fidelity::Missing,
+        e::import::SourceSummary, e::import::SourceLocation, e::import::Progress, e::fidelity::Fidelity, e::fidelity::Missing,
         e::fidelity::MissingKind, e::view::LintReport, e::view::ModelViewPage, e::provider::finder::FoundServer,
         e::provider::WindowSource, e::provider::ModelsReport, e::export::ExportFormat, e::export::ChartFormat,
         e::mcp::CatalogShare, e::mcp::ServerStatus, e::mcp::ServerState, e::mcp::Transport, e::mcp::ToolStatus,

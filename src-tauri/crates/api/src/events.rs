@@ -21,6 +21,8 @@ pub enum UiEvent {
     /// Followed sources appended to imported sessions; `reload` lists those whose earlier rows
     /// changed (a new compaction), the others only gained messages at the end.
     Imported { sessions: Vec<String>, reload: Vec<String> },
+    /// A long import (a followed folder's first reading) went on: shown as a progress line.
+    ImportProgress { progress: alisio_engine::import::Progress },
     /// The recording proxy listened, captured a call, or met an error.
     Proxy { event: alisio_engine::proxy::ProxyEvent },
 }

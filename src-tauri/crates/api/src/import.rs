@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use alisio_engine::import::{self, ImportReport, SourceSummary};
+use alisio_engine::import::{self, watch, ImportReport, SourceSummary};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -38,7 +38,13 @@ pub async fn paths(app: &App, request: ImportPaths) -> ApiResult<ImportOutcome> 
     let store = app.store()?;
     let roots = roots(&request.paths);
     let searched = roots.iter().map(|p| p.display().to_string()).collect();
-    let report = blocking("the import", move || Ok(import::import(&store, &roots))).await?;
+    let (cancel, emit) = (app.operation(), app.events());
+    let report = blocking("the import", move || {
+        let progress = progress_events(emit);
+        let control = import::Control { cancel: Some(&cancel), progress: Some(&progress) };
+        Ok(import::import_with(&store, &roots, &control)?)
+    })
+    .await?;
     Ok(ImportOutcome {
         searched,
         unknown: report.unknown.iter().map(|p| p.display().to_string()).collect(),
@@ -71,29 +77,67 @@ fn expand_home(path: &str) -> String {
     }
 }
 
-/// Imports what `paths` (none: the default locations, looked up again each round) append, every
-/// `every`, until the application is interrupted. Each round that changed something is handed to
-/// `round` and announced as [`UiEvent::Imported`].
+/// Follows `paths` (none: the default locations, looked up again when none exists yet) until the
+/// application is interrupted: the file system says what changed, and only those files are read
+/// again, once the changes have settled for `settle`. Each round that changed something is handed
+/// to `round` and announced as [`UiEvent::Imported`].
 pub async fn follow(
     app: &App,
     paths: &[String],
-    every: Duration,
+    settle: Duration,
     mut round: impl FnMut(&ImportReport),
 ) -> ApiResult<()> {
     let store = app.store()?;
     let cancel = app.operation();
     let mut compactions: HashMap<String, u64> = HashMap::new();
     let mut warned = false;
-    while !cancel.is_cancelled() {
+    let mut roots = roots(paths);
+    while roots.is_empty() {
+        // No default location yet: an agent installed later creates one.
+        tokio::select! {
+            _ = cancel.cancelled() => return Ok(()),
+            _ = tokio::time::sleep(Duration::from_secs(30)) => roots = self::roots(paths),
+        }
+    }
+    let mut watch = watch::watch(&roots, POLL_EVERY);
+    loop {
+        // The first change, then the rest of the burst.
+        let mut changed = Vec::new();
+        let mut rescan = false;
         tokio::select! {
             _ = cancel.cancelled() => break,
-            _ = tokio::time::sleep(every) => {}
+            change = watch.changes.recv() => match change {
+                Some(change) => take(change, &mut changed, &mut rescan),
+                None => break,
+            },
         }
-        let (store, roots) = (store.clone(), roots(paths));
-        if roots.is_empty() {
-            continue;
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return Ok(()),
+                _ = tokio::time::sleep(settle) => break,
+                change = watch.changes.recv() => match change {
+                    Some(change) => take(change, &mut changed, &mut rescan),
+                    None => break,
+                },
+            }
         }
-        let report = blocking("the import", move || Ok(import::import(&store, &roots))).await?;
+        let (store, roots, app_events) = (store.clone(), roots.clone(), app.events());
+        let cancel_round = cancel.clone();
+        let report = blocking("the import", move || {
+            let (found, errors, unknown) = if rescan {
+                import::discover(&roots)
+            } else {
+                let (found, errors) = watch::changed_sources(&roots, changed);
+                (found, errors, Vec::new())
+            };
+            let progress = progress_events(app_events);
+            let control = import::Control { cancel: Some(&cancel_round), progress: Some(&progress) };
+            match import::import_found(&store, found, errors, unknown, &control) {
+                Err(alisio_engine::Error::Cancelled) => Ok(ImportReport::default()),
+                other => Ok(other?),
+            }
+        })
+        .await?;
         if let (Some(failure), false) = (report.errors.first(), warned) {
             tracing::warn!("cannot import {}: {}", failure.path, failure.error);
             warned = true;
@@ -116,4 +160,33 @@ pub async fn follow(
         }
     }
     Ok(())
+}
+
+/// How often a root is polled where the file system gives no events.
+const POLL_EVERY: Duration = Duration::from_secs(2);
+
+fn take(change: watch::Change, changed: &mut Vec<PathBuf>, rescan: &mut bool) {
+    match change {
+        watch::Change::Paths(paths) => changed.extend(paths),
+        watch::Change::Rescan => *rescan = true,
+    }
+}
+
+/// Progress of a long import as [`UiEvent::ImportProgress`]: nothing for a round shorter than
+/// half a second, then at most five times a second, and its end.
+pub(crate) fn progress_events(emit: crate::events::Emit) -> impl Fn(&import::Progress) + Sync {
+    let started = std::time::Instant::now();
+    let last = std::sync::Mutex::new(None::<std::time::Instant>);
+    move |progress: &import::Progress| {
+        let done = progress.files_done == progress.files;
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        let due = match *last {
+            None => started.elapsed() >= Duration::from_millis(500),
+            Some(t) => done || t.elapsed() >= Duration::from_millis(200),
+        };
+        if due {
+            *last = Some(std::time::Instant::now());
+            emit(UiEvent::ImportProgress { progress: progress.clone() });
+        }
+    }
 }

@@ -84,6 +84,17 @@ impl SessionClaim {
         Ok(SessionClaim { _lock: lock })
     }
 
+    /// Claims `session`, waiting while another process holds it, until `cancelled` says to stop.
+    pub fn wait(home: &Path, session: &str, operation: &str, cancelled: &dyn Fn() -> bool) -> Result<SessionClaim> {
+        loop {
+            match SessionClaim::acquire(home, session, operation) {
+                Err(Error::Busy { .. }) if !cancelled() => std::thread::sleep(Duration::from_millis(50)),
+                Err(Error::Busy { .. }) => return Err(Error::Cancelled),
+                other => return other,
+            }
+        }
+    }
+
     /// The live process that holds `session`, if any (read-only: works on a read-only home).
     pub fn holder(home: &Path, session: &str) -> Option<Holder> {
         let file = File::open(lock_path(home, session)).ok()?;

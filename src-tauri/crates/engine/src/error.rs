@@ -66,6 +66,10 @@ pub enum Error {
     #[error("cancelled")]
     Cancelled,
 
+    /// A source file was rewritten in place while it was read (the importer starts over).
+    #[error("the file was rewritten while it was read")]
+    Rewritten,
+
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
 

@@ -202,6 +202,8 @@ pub fn messages(
         }
     }
     let mut messages = store.messages_by_seq(session, &expand_ranges(&call.message_ranges))?;
+    // An imported request's ranges bridge off-view messages (a sub-agent's thread): never sent.
+    messages.retain(|m| !m.off_view);
     messages.sort_by_key(|m| (m.anchor, m.seq));
     let mut wire = wire_messages(api, &system, messages);
     if let Some(text) = call.params.get("appendedUserMessage").and_then(Value::as_str) {

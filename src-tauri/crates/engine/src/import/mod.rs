@@ -10,6 +10,7 @@ mod claude;
 mod codex;
 mod opencode;
 mod sink;
+pub mod watch;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -20,7 +21,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::store::{imported, Store, Tx};
-use sink::{Live, Sink, SinkState};
+use sink::{Sink, SinkState};
 
 pub use opencode::COMPACTION_PROMPT as OPENCODE_COMPACTION_PROMPT;
 
@@ -171,7 +172,9 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     let mut head = [0u8; 16];
     let n = file.read(&mut head)?;
     if n == 16 && &head == b"SQLite format 3\0" {
-        return Ok(opencode::open(path).ok().filter(opencode::is_opencode).map(|_| SourceKind::OpenCode));
+        // A corrupt or locked database is named as such, not taken for an unknown format.
+        let conn = opencode::open(path).map_err(|e| std::io::Error::other(e.to_string()))?;
+        return Ok(opencode::is_opencode(&conn).then_some(SourceKind::OpenCode));
     }
     if head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_none_or(|b| *b != b'{') {
         return Ok(None);
@@ -254,19 +257,89 @@ fn walk_in(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec
     }
 }
 
+/// How far an import has gone, for a progress bar: after each batch and each file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    pub files: u64,
+    pub files_done: u64,
+    /// Bytes of the files found, and how many of them have been read (a file found up to date
+    /// counts whole).
+    pub bytes: u64,
+    pub bytes_done: u64,
+    /// The file being read.
+    pub path: String,
+}
+
+/// What steers an import from outside: a stop asked for (Ctrl-C; honoured between batches, with
+/// everything committed so far consistent) and where progress goes.
+#[derive(Default)]
+pub struct Control<'a> {
+    pub cancel: Option<&'a tokio_util::sync::CancellationToken>,
+    pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+}
+
+impl Control<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.is_cancelled())
+    }
+}
+
 /// Imports every session under `paths`. A file that cannot be read is reported in
 /// `errors`; the others are imported regardless.
 pub fn import(store: &Store, paths: &[PathBuf]) -> ImportReport {
-    let (found, mut errors, unknown) = discover(paths);
+    import_with(store, paths, &Control::default()).unwrap_or_default()
+}
+
+/// [`import`], stopped by `control.cancel` between batches ([`Error::Cancelled`]) and reporting
+/// progress.
+pub fn import_with(store: &Store, paths: &[PathBuf], control: &Control<'_>) -> Result<ImportReport> {
+    let (found, errors, unknown) = discover(paths);
+    import_found(store, found, errors, unknown, control)
+}
+
+/// Imports sources already found (the follower knows which files changed).
+pub fn import_found(
+    store: &Store,
+    found: Vec<(SourceKind, PathBuf)>,
+    mut errors: Vec<ImportFailure>,
+    unknown: Vec<PathBuf>,
+    control: &Control<'_>,
+) -> Result<ImportReport> {
+    let sizes: Vec<u64> = found.iter().map(|(_, p)| p.metadata().map(|m| m.len()).unwrap_or(0)).collect();
+    let mut progress = Progress {
+        files: found.len() as u64,
+        files_done: 0,
+        bytes: sizes.iter().sum(),
+        bytes_done: 0,
+        path: String::new(),
+    };
     let mut imported = Vec::new();
-    for (kind, path) in found {
+    for ((kind, path), size) in found.into_iter().zip(sizes) {
+        if control.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        progress.path = path.display().to_string();
+        let base = progress.bytes_done;
+        let report = |done: u64| {
+            if let Some(tell) = control.progress {
+                tell(&Progress { bytes_done: base + done.min(size), ..progress.clone() });
+            }
+        };
         let result = match kind {
-            SourceKind::OpenCode => import_opencode(store, &path),
-            _ => import_jsonl(store, kind, &path).map(|s| vec![s]),
+            SourceKind::OpenCode => import_opencode(store, &path, control),
+            _ => import_jsonl(store, kind, &path, control, &report).map(|s| vec![s]),
         };
         match result {
             Ok(sessions) => imported.extend(sessions),
+            Err(Error::Cancelled) => return Err(Error::Cancelled),
             Err(e) => errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() }),
+        }
+        progress.files_done += 1;
+        progress.bytes_done = base + size;
+        if let Some(tell) = control.progress {
+            tell(&progress);
         }
     }
     // Calls `alisio proxy` captured before their session was imported become its exact bodies.
@@ -275,7 +348,7 @@ pub fn import(store: &Store, paths: &[PathBuf]) -> ImportReport {
             tracing::warn!("captured calls were not joined to {}: {e}", session.id);
         }
     }
-    ImportReport { imported, errors, unknown }
+    Ok(ImportReport { imported, errors, unknown })
 }
 
 /// How far a JSONL source has been read, and the importer's state at that point.
@@ -301,11 +374,13 @@ fn fingerprint(bytes: &[u8]) -> u64 {
 
 const FINGERPRINT_BYTES: u64 = 4096;
 
-fn fingerprints(file: &mut File, offset: u64) -> std::io::Result<(u64, u64)> {
-    let mut read_at = |from: u64, len: u64| -> std::io::Result<u64> {
+/// Fingerprints of the bytes before `offset`, read without moving the file's position — from the
+/// file being read, not whatever the path names now.
+fn fingerprints(file: &File, offset: u64) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::FileExt;
+    let read_at = |from: u64, len: u64| -> std::io::Result<u64> {
         let mut buf = vec![0u8; len as usize];
-        file.seek(SeekFrom::Start(from))?;
-        file.read_exact(&mut buf)?;
+        file.read_exact_at(&mut buf, from)?;
         Ok(fingerprint(&buf))
     };
     let head = read_at(0, offset.min(FINGERPRINT_BYTES))?;
@@ -375,34 +450,43 @@ pub fn session_id(kind: SourceKind, source_id: &str) -> String {
         .to_string()
 }
 
-/// Finds or creates the session for a source session; returns its id and stored cursor.
-fn upsert_session(
-    store: &Store,
-    kind: SourceKind,
-    source_id: &str,
-    path: &Path,
-    title: &str,
-    workspace: &str,
-    created_at: &str,
-) -> Result<(String, Option<String>)> {
-    let id = session_id(kind, source_id);
+/// The session a source session at `path` is stored as. The same source id in two files (a copied
+/// rollout, one Claude Code file in two project folders, a backup) is two sessions: the first file
+/// read keeps the plain id, any other is keyed by id and path — stable however often it is read.
+/// A source whose file moved (the old path is gone) keeps its session.
+fn resolve_session(store: &Store, kind: SourceKind, source_id: &str, path: &Path) -> Result<String> {
+    let plain = session_id(kind, source_id);
     let path_text = path.display().to_string();
+    Ok(match imported::import_state(store, &plain)? {
+        Some((_, Some(stored))) if stored != path_text && Path::new(&stored).exists() => {
+            session_id(kind, &format!("{source_id}\u{0}{path_text}"))
+        }
+        _ => plain,
+    })
+}
+
+/// Finds or creates the session of `identity`; returns its stored cursor.
+fn upsert_session(store: &Store, identity: &imported::ImportedIdentity<'_>) -> Result<Option<String>> {
     // A known session whose source has not moved needs no write (a watch asks twice a second).
-    if let Some((cursor, stored_path)) = imported::import_state(store, &id)? {
-        if stored_path.as_deref() == Some(path_text.as_str()) {
-            return Ok((id, cursor));
+    if let Some((cursor, stored_path)) = imported::import_state(store, identity.id)? {
+        if stored_path.as_deref() == Some(identity.path) {
+            return Ok(cursor);
         }
     }
-    let identity =
-        imported::ImportedIdentity { id: &id, source: kind, source_id, path: &path_text, title, workspace, created_at };
-    let cursor = imported::upsert_session(store, &identity)?;
-    Ok((id, cursor))
+    imported::upsert_session(store, identity)
+}
+
+/// Claims a source session for this import: a second import of it (the window's follower and a
+/// terminal's `import --watch`, two one-shot imports) waits until this one is done, then finds
+/// the cursor advanced.
+fn claim(store: &Store, session: &str, control: &Control<'_>) -> Result<crate::claim::SessionClaim> {
+    crate::claim::SessionClaim::wait(store.home(), session, "import", &|| control.cancelled())
 }
 
 /// The model view and next seq of a stored session, to go on appending to it.
 fn sink_state(tx: &Tx<'_>, session: &str) -> Result<SinkState> {
-    let (next_seq, live) = imported::append_state(tx, session)?;
-    Ok(SinkState { next_seq, live: live.into_iter().map(|(seq, chars)| Live { seq, chars }).collect(), added: 0 })
+    let (next_seq, rows, order) = imported::append_state(tx, session)?;
+    Ok(SinkState::new(next_seq, rows, order))
 }
 
 /// A JSONL format's per-record mapping.
@@ -426,43 +510,87 @@ const BATCH_LINES: usize = 20_000;
 const BATCH_BYTES: usize = 32 << 20;
 const MAX_SKIPPED_KEPT: usize = 1000;
 
-fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<ImportedSession> {
+/// How many times an import starts over when the file is rewritten under it before giving up.
+const REWRITES_TOLERATED: usize = 3;
+
+fn import_jsonl(
+    store: &Store,
+    kind: SourceKind,
+    path: &Path,
+    control: &Control<'_>,
+    progress: &dyn Fn(u64),
+) -> Result<ImportedSession> {
+    let identity = identify(kind, path)?;
+    let session = resolve_session(store, kind, &identity.source_id, path)?;
+    let _claim = claim(store, &session, control)?;
+    let mut rewrites = 0;
+    loop {
+        match read_jsonl(store, kind, path, &identity, &session, control, progress) {
+            Err(Error::Rewritten) if rewrites < REWRITES_TOLERATED => {
+                rewrites += 1;
+                let earlier = store.write(|tx| imported::supersede(tx, &session))?;
+                tracing::info!(
+                    "{} was rewritten while it was read; it is read again from its start (the partial reading \
+                     is session {earlier})",
+                    path.display()
+                );
+            }
+            other => return other,
+        }
+    }
+}
+
+fn read_jsonl(
+    store: &Store,
+    kind: SourceKind,
+    path: &Path,
+    identity: &Identity,
+    session: &str,
+    control: &Control<'_>,
+    progress: &dyn Fn(u64),
+) -> Result<ImportedSession> {
     let unreadable = |e: std::io::Error| Error::io(format!("cannot read {}", path.display()), e);
     let mut file = open_regular(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
-    let identity = identify(kind, path)?;
-    let (session, stored) = upsert_session(
+    let path_text = path.display().to_string();
+    let stored = upsert_session(
         store,
-        kind,
-        &identity.source_id,
-        path,
-        &identity.source_id,
-        &identity.workspace,
-        &identity.created_at,
+        &imported::ImportedIdentity {
+            id: session,
+            source: kind,
+            source_id: &identity.source_id,
+            path: &path_text,
+            title: &identity.source_id,
+            workspace: &identity.workspace,
+            created_at: &identity.created_at,
+        },
     )?;
     let cursor: Option<Cursor<Value>> = stored.as_deref().and_then(|c| serde_json::from_str(c).ok());
-    let same_prefix = |file: &mut File, c: &Cursor<Value>| {
+    // The cursor as stored: each batch advances it only from there (compare and set).
+    let mut stored_cursor = stored;
+    let same_prefix = |file: &File, c: &Cursor<Value>| {
         c.offset <= meta.len() && fingerprints(file, c.offset).ok() == Some((c.head, c.tail))
     };
     let mut cursor = match cursor {
-        Some(c) if same_prefix(&mut file, &c) && c.size == meta.len() && c.modified == modified_ms(&meta) => {
-            return finished(store, kind, path, &identity.source_id, &session, c.skipped, 0);
+        Some(c) if same_prefix(&file, &c) && c.size == meta.len() && c.modified == modified_ms(&meta) => {
+            return finished(store, kind, path, &identity.source_id, session, c.skipped, 0);
         }
-        Some(c) if same_prefix(&mut file, &c) => c,
+        Some(c) if same_prefix(&file, &c) => c,
         Some(_) => {
-            let earlier = store.write(|tx| imported::supersede(tx, &session))?;
+            let earlier = store.write(|tx| imported::supersede(tx, session))?;
             tracing::info!(
                 "{} was rewritten; it is read again from its start (the earlier reading is session {earlier})",
                 path.display()
             );
+            stored_cursor = None;
             Cursor::default()
         }
         None => Cursor::default(),
     };
     let mut importer = match kind {
-        SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.clone()).unwrap_or_default()),
+        SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         _ => {
-            let mut claude: claude::Claude = serde_json::from_value(cursor.state.clone()).unwrap_or_default();
+            let mut claude: claude::Claude = serde_json::from_value(cursor.state.take()).unwrap_or_default();
             // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
             claude.own_sidechain = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-"));
             LineImporter::Claude(claude)
@@ -470,14 +598,22 @@ fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<Imported
     };
     file.seek(SeekFrom::Start(cursor.offset)).map_err(unreadable)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut state: Option<SinkState> = None;
     let mut added = 0;
     let mut line = Vec::new();
     let mut pending_skip = None;
     let mut done = false;
     while !done {
-        store.write(|tx| {
-            let mut state = sink_state(tx, &session)?;
-            let mut sink = Sink { tx, session: &session, state: &mut state };
+        if control.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        let committed = (cursor.offset, cursor.head, cursor.tail);
+        let written = store.write(|tx| {
+            let state = match &mut state {
+                Some(state) => state,
+                None => state.insert(sink_state(tx, session)?),
+            };
+            let mut sink = Sink { tx, session, state };
             let (mut lines, mut bytes) = (0, 0);
             while lines < BATCH_LINES && bytes < BATCH_BYTES {
                 line.clear();
@@ -516,24 +652,38 @@ fn import_jsonl(store: &Store, kind: SourceKind, path: &Path) -> Result<Imported
                 lines += 1;
                 bytes += n;
             }
-            added += sink.state.added;
-            sink.state.added = 0;
+            let file = reader.get_ref();
+            // What was committed before must still be what the file holds: a file rewritten in
+            // place while it is read is read again, never stored half old and half new.
+            if committed.0 > 0 && fingerprints(file, committed.0).map_err(unreadable)? != (committed.1, committed.2) {
+                return Err(Error::Rewritten);
+            }
             cursor.state = match &importer {
                 LineImporter::Codex(c) => serde_json::to_value(c)?,
                 LineImporter::Claude(c) => serde_json::to_value(c)?,
             };
-            // A second handle: the reader's own position must not move.
-            let mut file = open_regular(path).map_err(unreadable)?;
-            (cursor.head, cursor.tail) = fingerprints(&mut file, cursor.offset).map_err(unreadable)?;
+            (cursor.head, cursor.tail) = fingerprints(file, cursor.offset).map_err(unreadable)?;
             let whole = done && pending_skip.is_none();
             // The size/mtime shortcut holds only when the whole file was read.
             (cursor.size, cursor.modified) = if whole { (meta.len(), modified_ms(&meta)) } else { (u64::MAX, 0) };
-            imported::set_cursor(tx, &session, &serde_json::to_string(&cursor)?)
-        })?;
+            let text = serde_json::to_string(&cursor)?;
+            imported::advance_cursor(tx, session, stored_cursor.as_deref(), &text)?;
+            Ok((text, std::mem::take(&mut sink.state.added)))
+        });
+        let (text, batch_added) = match written {
+            Ok(written) => written,
+            Err(e) => {
+                // The batch was rolled back: the next reading starts from the stored cursor.
+                return Err(e);
+            }
+        };
+        stored_cursor = Some(text);
+        added += batch_added;
+        progress(cursor.offset);
     }
     let mut skipped = cursor.skipped;
     skipped.extend(pending_skip);
-    finished(store, kind, path, &identity.source_id, &session, skipped, added)
+    finished(store, kind, path, &identity.source_id, session, skipped, added)
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {
@@ -579,25 +729,54 @@ struct OpenCodeCursor {
     skipped: Vec<Skipped>,
 }
 
-fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
+fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<Vec<ImportedSession>> {
     let mut conn = opencode::open(path)?;
-    // One read transaction: every session is read from the same snapshot.
+    // One read transaction: every session is read from the same snapshot of committed data.
     let snapshot = conn.transaction()?;
+    let path_text = path.display().to_string();
     let mut out = Vec::new();
     for source in opencode::sessions(&snapshot)? {
         let title = if source.title.is_empty() { source.id.clone() } else { source.title.clone() };
         let created = opencode::iso(source.created);
-        let (session, stored) =
-            upsert_session(store, SourceKind::OpenCode, &source.id, path, &title, &source.directory, &created)?;
+        let session = resolve_session(store, SourceKind::OpenCode, &source.id, path)?;
+        let _claim = claim(store, &session, control)?;
+        let mut stored = upsert_session(
+            store,
+            &imported::ImportedIdentity {
+                id: &session,
+                source: SourceKind::OpenCode,
+                source_id: &source.id,
+                path: &path_text,
+                title: &title,
+                workspace: &source.directory,
+                created_at: &created,
+            },
+        )?;
         let mut cursor: OpenCodeCursor =
             stored.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
-        let messages = opencode::messages_after(&snapshot, &source.id, cursor.state.last.clone())?;
-        let complete: Vec<_> = messages.iter().take_while(|m| opencode::is_complete(m)).collect();
+        let mut state: Option<SinkState> = None;
         let mut added = 0;
-        if !complete.is_empty() {
-            store.write(|tx| {
-                let mut state = sink_state(tx, &session)?;
-                let mut sink = Sink { tx, session: &session, state: &mut state };
+        // In batches of messages: a long session is never held whole in memory.
+        loop {
+            if control.cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let messages = opencode::messages_after(
+                &snapshot,
+                &source.id,
+                cursor.state.last.clone(),
+                opencode::MESSAGES_PER_BATCH,
+            )?;
+            let complete: Vec<_> = messages.iter().take_while(|m| opencode::is_complete(m)).collect();
+            if complete.is_empty() {
+                break;
+            }
+            let text = store.write(|tx| {
+                let state = match &mut state {
+                    Some(state) => state,
+                    None => state.insert(sink_state(tx, &session)?),
+                };
+                let mut sink = Sink { tx, session: &session, state };
                 if let Some(parent) = &source.parent {
                     imported::set_title(tx, &session, &format!("{title} (sub-agent of {parent})"))?;
                 }
@@ -608,9 +787,15 @@ fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
                         }
                     }
                 }
-                added = sink.state.added;
-                imported::set_cursor(tx, &session, &serde_json::to_string(&cursor)?)
+                added += std::mem::take(&mut sink.state.added);
+                let text = serde_json::to_string(&cursor)?;
+                imported::advance_cursor(tx, &session, stored.as_deref(), &text)?;
+                Ok(text)
             })?;
+            stored = Some(text);
+            if complete.len() < messages.len() || messages.len() < opencode::MESSAGES_PER_BATCH {
+                break;
+            }
         }
         out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, added)?);
     }
@@ -618,5 +803,7 @@ fn import_opencode(store: &Store, path: &Path) -> Result<Vec<ImportedSession>> {
     Ok(out)
 }
 
+#[cfg(test)]
+mod load_tests;
 #[cfg(test)]
 mod tests;

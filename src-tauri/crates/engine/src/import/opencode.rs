@@ -37,24 +37,39 @@ pub struct SourceMessage {
     pub parts: Vec<(String, Result<Value, String>)>,
 }
 
-/// Opens `path` without writing it: read-only, and as an immutable file when the directory
-/// cannot hold the WAL index (then it must not be changing anyway).
+/// Opens `path` without writing it, read-only, reading only committed data: a database a writer
+/// holds locked is refused (the next import or round reads it), never read as an immutable file
+/// — that would take rows a transaction may still roll back. Only a database whose directory
+/// cannot hold the WAL index (read-only media: nothing writes it) is opened as immutable.
 pub fn open(path: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let unreadable =
-        |e: rusqlite::Error| Error::Usage(format!("{}: cannot be read as an OpenCode database: {e}", path.display()));
     let attempt = |conn: Connection| -> rusqlite::Result<Connection> {
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.query_row("SELECT count(*) FROM session", [], |r| r.get::<_, i64>(0))?;
+        conn.busy_timeout(std::time::Duration::from_secs(2))?;
+        conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))?;
         Ok(conn)
     };
-    Connection::open_with_flags(path, flags).and_then(attempt).or_else(|_| {
-        let uri = format!("file:{}?immutable=1", path.display());
-        Connection::open_with_flags(uri, flags).and_then(attempt).map_err(unreadable)
-    })
+    let refused = |e: rusqlite::Error| {
+        let problem = match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                "is locked by a process writing it; it is read once the write is done (import again)".to_string()
+            }
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                format!("is a corrupt SQLite database ({e}); nothing was read from it")
+            }
+            _ => format!("cannot be read as an OpenCode database: {e}"),
+        };
+        Error::Unreadable(format!("{} {problem}", path.display()))
+    };
+    match Connection::open_with_flags(path, flags).and_then(attempt) {
+        Ok(conn) => Ok(conn),
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) => {
+            let uri = format!("file:{}?immutable=1", path.display());
+            Connection::open_with_flags(uri, flags).and_then(attempt).map_err(refused)
+        }
+        Err(e) => Err(refused(e)),
+    }
 }
 
-/// Whether `conn` holds OpenCode's tables.
 /// How many sessions an OpenCode database holds (0 when it cannot be read).
 pub fn session_count(path: &Path) -> u64 {
     open(path)
@@ -63,6 +78,7 @@ pub fn session_count(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// Whether `conn` holds OpenCode's tables.
 pub fn is_opencode(conn: &Connection) -> bool {
     let tables: i64 = conn
         .query_row(
@@ -74,50 +90,77 @@ pub fn is_opencode(conn: &Connection) -> bool {
     tables == 3
 }
 
-pub fn sessions(conn: &Connection) -> Result<Vec<SourceSession>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, coalesce(title, ''), coalesce(directory, ''), parent_id, coalesce(time_created, 0)
-         FROM session ORDER BY time_created, id",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(SourceSession {
-            id: r.get(0)?,
-            title: r.get(1)?,
-            directory: r.get(2)?,
-            parent: r.get(3)?,
-            created: r.get(4)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+/// A column as text whatever SQLite stored in it (a number, a blob of UTF-8), or why not.
+fn text(row: &rusqlite::Row<'_>, index: usize) -> Result<String, String> {
+    use rusqlite::types::ValueRef;
+    match row.get_ref(index).map_err(|e| e.to_string())? {
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8(t.to_vec()).map_err(|_| "not UTF-8 text".into()),
+        ValueRef::Integer(i) => Ok(i.to_string()),
+        ValueRef::Real(f) => Ok(f.to_string()),
+        ValueRef::Null => Err("empty (NULL)".into()),
+    }
 }
 
-/// The session's messages after `after` (`(time_created, id)`), with their parts, in order.
-pub fn messages_after(conn: &Connection, session: &str, after: Option<(i64, String)>) -> Result<Vec<SourceMessage>> {
+fn number(row: &rusqlite::Row<'_>, index: usize) -> i64 {
+    row.get::<_, i64>(index).ok().or_else(|| text(row, index).ok()?.parse().ok()).unwrap_or(0)
+}
+
+/// The database's sessions; a row that cannot be one (no id) is skipped.
+pub fn sessions(conn: &Connection) -> Result<Vec<SourceSession>> {
+    let mut stmt = conn.prepare("SELECT id, title, directory, parent_id, time_created FROM session")?;
+    let rows = stmt.query_map([], |r| {
+        Ok(text(r, 0).ok().map(|id| SourceSession {
+            id,
+            title: text(r, 1).unwrap_or_default(),
+            directory: text(r, 2).unwrap_or_default(),
+            parent: text(r, 3).ok(),
+            created: number(r, 4),
+        }))
+    })?;
+    let mut out: Vec<SourceSession> = rows.collect::<rusqlite::Result<Vec<_>>>()?.into_iter().flatten().collect();
+    out.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+    Ok(out)
+}
+
+/// Messages read per write batch: memory stays bounded however long the session is.
+pub const MESSAGES_PER_BATCH: usize = 200;
+
+/// Up to `limit` of the session's messages after `after` (`(time_created, id)`), with their
+/// parts, in order. A row whose data cannot be read is returned with the reason, to be skipped.
+pub fn messages_after(
+    conn: &Connection,
+    session: &str,
+    after: Option<(i64, String)>,
+    limit: usize,
+) -> Result<Vec<SourceMessage>> {
     let (time, id) = after.unwrap_or((i64::MIN, String::new()));
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT id, time_created, data FROM message
          WHERE session_id = ?1 AND (time_created > ?2 OR (time_created = ?2 AND id > ?3))
-         ORDER BY time_created, id",
+         ORDER BY time_created, id LIMIT ?4",
     )?;
-    let mut parts = conn.prepare("SELECT id, data FROM part WHERE message_id = ?1 ORDER BY id")?;
-    let rows = stmt.query_map(params![session, time, id], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
+    let mut parts = conn.prepare_cached("SELECT id, data FROM part WHERE message_id = ?1 ORDER BY id")?;
+    let rows = stmt.query_map(params![session, time, id, limit as i64], |r| {
+        Ok((text(r, 0).unwrap_or_default(), number(r, 1), text(r, 2)))
     })?;
     let mut out = Vec::new();
     for row in rows {
         let (id, created, data) = row?;
-        let list = parts
-            .query_map([&id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        let list = parts.query_map([&id], |r| Ok((text(r, 0).unwrap_or_default(), text(r, 1))))?;
+        let parts = list
+            .map(|row| {
+                let (pid, data) = row?;
+                let parsed = data
+                    .map_err(|e| format!("part data: {e}"))
+                    .and_then(|d| serde_json::from_str(&d).map_err(|e| format!("part data is not JSON: {e}")));
+                Ok((pid, parsed))
+            })
             .collect::<rusqlite::Result<Vec<_>>>()?;
         out.push(SourceMessage {
-            data: serde_json::from_str(&data).map_err(|e| format!("message data is not JSON: {e}")),
-            parts: list
-                .into_iter()
-                .map(|(pid, text)| {
-                    let parsed = serde_json::from_str(&text).map_err(|e| format!("part data is not JSON: {e}"));
-                    (pid, parsed)
-                })
-                .collect(),
+            data: data
+                .map_err(|e| format!("message data: {e}"))
+                .and_then(|d| serde_json::from_str(&d).map_err(|e| format!("message data is not JSON: {e}"))),
+            parts,
             id,
             created,
         });

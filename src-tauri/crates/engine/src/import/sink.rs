@@ -55,28 +55,73 @@ pub struct Snapshot {
     pub chars: u64,
 }
 
-/// The state of one imported session that outlives a write batch.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The state of one imported session while it is read: kept across write batches, so each record
+/// costs the same however long the session already is.
+#[derive(Debug, Clone, Default)]
 pub struct SinkState {
     pub next_seq: i64,
     /// The model view in request order.
     pub live: Vec<Live>,
-    /// Messages added by this import run (not persisted across runs).
-    #[serde(skip)]
+    /// The view's seqs as ranges. A gap holding only off-view messages (a sub-agent's thread, a
+    /// bookkeeping record) is bridged — a request's reader leaves those out — so a request is a
+    /// few ranges, not one per message, and storing one per call stays linear.
+    ranges: Vec<[i64; 2]>,
+    /// Every message after the last range is off view: the next live one extends it.
+    bridged: bool,
+    chars: u64,
+    /// Messages added by this import run.
     pub added: u64,
 }
 
 impl SinkState {
+    /// The state of a stored session: `rows` are its messages not hidden by a compaction, in seq
+    /// order, as (seq, chars, off view); `order` is the live view in request order.
+    pub fn new(next_seq: i64, rows: impl IntoIterator<Item = (i64, u64, bool)>, order: Vec<i64>) -> Self {
+        let mut state = SinkState { next_seq, ..SinkState::default() };
+        let mut chars = std::collections::HashMap::new();
+        let mut last = 0;
+        for (seq, size, off_view) in rows {
+            if seq != last + 1 {
+                state.bridged = false;
+            }
+            last = seq;
+            if !off_view {
+                state.extend(seq, size);
+                chars.insert(seq, size);
+            }
+        }
+        state.bridged &= last == next_seq - 1;
+        state.live = order.into_iter().map(|seq| Live { seq, chars: chars.get(&seq).copied().unwrap_or(0) }).collect();
+        state
+    }
+
+    /// Adds live message `seq` (the newest) to the ranges.
+    fn extend(&mut self, seq: i64, chars: u64) {
+        match self.ranges.last_mut() {
+            Some(range) if self.bridged => range[1] = seq,
+            _ => self.ranges.push([seq, seq]),
+        }
+        self.bridged = true;
+        self.chars += chars;
+    }
+
     /// The current model view as a request snapshot.
     pub fn snapshot(&self) -> Snapshot {
-        let mut seqs: Vec<i64> = self.live.iter().map(|l| l.seq).collect();
-        // Ranges are a set; rebuilding a request orders them as the transcript does.
-        seqs.sort_unstable();
-        Snapshot { ranges: seq_ranges(seqs), chars: self.live.iter().map(|l| l.chars).sum() }
+        Snapshot { ranges: self.ranges.clone(), chars: self.chars }
     }
 
     fn live_chars(&self) -> u64 {
-        self.live.iter().map(|l| l.chars).sum()
+        self.chars
+    }
+
+    /// The view is now `live` (after a compaction).
+    fn replace(&mut self, live: Vec<Live>) {
+        let mut seqs: Vec<i64> = live.iter().map(|l| l.seq).collect();
+        seqs.sort_unstable();
+        self.ranges = seq_ranges(seqs);
+        self.bridged = self.ranges.last().is_some_and(|r| r[1] == self.next_seq - 1);
+        self.chars = live.iter().map(|l| l.chars).sum();
+        self.live = live;
     }
 }
 
@@ -100,6 +145,7 @@ impl Sink<'_, '_> {
         imported::insert_message(self.tx, self.session, &record, placement, chars)?;
         if !record.off_view {
             self.state.live.push(Live { seq, chars });
+            self.state.extend(seq, chars);
         }
         self.state.added += 1;
         Ok(seq)
@@ -145,7 +191,7 @@ impl Sink<'_, '_> {
         let id = insert_compaction(self.tx, self.session, &record, Status::Applied)?;
         imported::date_compaction(self.tx, id, at)?;
         crate::store::compactions::hide_messages(self.tx, self.session, id, &span)?;
-        self.state.live = kept;
+        self.state.replace(kept);
         Ok(id)
     }
 

@@ -262,23 +262,46 @@ pub fn touch(tx: &Tx<'_>, session: &str, at: &str) -> Result<()> {
 }
 
 /// Saves how far the source has been read, with the importer's state.
+/// Moves an import's cursor from `from` (as read when the import began or last advanced) to `to`,
+/// in the transaction that wrote what was read: a cursor moved meanwhile by another import fails
+/// the batch, so no record is stored twice.
+pub fn advance_cursor(tx: &Tx<'_>, session: &str, from: Option<&str>, to: &str) -> Result<()> {
+    let changed = tx.conn().execute(
+        "UPDATE sessions SET source_cursor = ?3 WHERE id = ?1 AND source_cursor IS ?2",
+        params![session, from, to],
+    )?;
+    if changed == 0 {
+        return Err(crate::error::Error::Unreadable(format!(
+            "another import read session {session}'s source meanwhile; this reading was rolled back"
+        )));
+    }
+    Ok(())
+}
+
 pub fn set_cursor(tx: &Tx<'_>, session: &str, cursor: &str) -> Result<()> {
     tx.conn().execute("UPDATE sessions SET source_cursor = ?2 WHERE id = ?1", params![session, cursor])?;
     Ok(())
 }
 
-/// The next seq and the live view (seq, chars) in request order, to go on appending to a session.
-pub fn append_state(tx: &Tx<'_>, session: &str) -> Result<(i64, Vec<(i64, u64)>)> {
+/// What an importer needs to go on appending to a session: the next seq, its messages not hidden
+/// by a compaction in seq order (seq, chars, off view), and the live view's seqs in request order.
+pub type AppendState = (i64, Vec<(i64, u64, bool)>, Vec<i64>);
+
+pub fn append_state(tx: &Tx<'_>, session: &str) -> Result<AppendState> {
     let conn = tx.conn();
     let next_seq: i64 =
         conn.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| {
             r.get(0)
         })?;
+    let mut stmt =
+        conn.prepare("SELECT seq, chars, off_view FROM messages WHERE session_id = ?1 AND compacted = 0 ORDER BY seq")?;
+    let rows =
+        stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
     let mut stmt = conn.prepare(
-        "SELECT seq, chars FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
+        "SELECT seq FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
     )?;
-    let live = stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok((next_seq, live))
+    let order = stmt.query_map([session], |r| r.get(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok((next_seq, rows, order))
 }
 
 /// The import record of a source session: its cursor and the file it was read from, or `None`
