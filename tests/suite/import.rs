@@ -193,3 +193,82 @@ async fn a_fifo_in_the_tree_is_skipped_and_one_named_is_refused_without_hanging(
     assert_eq!(named.code, 1, "{} {}", named.stdout, named.stderr);
     assert!(named.stdout.contains("not a regular file"), "{}", named.stdout);
 }
+
+/// A Codex rollout of `turns` turns (4 messages and a ledger row each).
+fn long_rollout(path: &Path, turns: usize) {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let at = "2026-11-30T17:48:49.883Z";
+    let meta = serde_json::json!({"timestamp": at, "type": "session_meta", "payload": {"id": "long", "cwd": "/w"}});
+    writeln!(out, "{meta}").unwrap();
+    for t in 0..turns {
+        for payload in [
+            serde_json::json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": format!("turn {t}")}]}),
+            serde_json::json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": format!("c{t}")}),
+            serde_json::json!({"type": "function_call_output", "call_id": format!("c{t}"), "output": "ok"}),
+            serde_json::json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}),
+        ] {
+            writeln!(out, "{}", serde_json::json!({"timestamp": at, "type": "response_item", "payload": payload})).unwrap();
+        }
+        let usage = serde_json::json!({"timestamp": at, "type": "token_usage_record",
+            "payload": {"response_id": format!("r{t}"), "usage": {"input_tokens": 1, "output_tokens": 1}}});
+        writeln!(out, "{usage}").unwrap();
+    }
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_an_import_between_batches_and_the_next_import_goes_on() {
+    let h = Harness::new(vec![]).await;
+    let path = h.ws().join("rollout-long.jsonl");
+    long_rollout(&path, 30_000);
+    let mut import = h.command(&["import", path.to_str().unwrap(), "--json"]).spawn().unwrap();
+    let count = |sql: &str| {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+        let Ok(conn) = rusqlite::Connection::open_with_flags(h.db_path(), flags) else { return 0 };
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while count("SELECT count(*) FROM messages") == 0 {
+        assert!(Instant::now() < deadline, "the import never committed a batch");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(import.id().unwrap() as i32), nix::sys::signal::SIGINT).unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(30), import.wait()).await.expect("Ctrl-C stops it").unwrap();
+    let kept = count("SELECT count(*) FROM messages");
+    if status.code() == Some(130) {
+        // Stopped between batches: what is stored is exactly the lines the stored cursor passed.
+        assert!(kept < 120_000, "{kept}");
+        let line = count("SELECT json_extract(source_cursor, '$.line') FROM sessions") - 1;
+        let (turns, rest) = (line / 5, line % 5);
+        assert_eq!(kept, 4 * turns + rest.min(4), "messages of the lines read");
+        assert_eq!(count("SELECT count(*) FROM model_calls"), turns, "ledger rows of the lines read");
+    } else {
+        assert_eq!(status.code(), Some(0), "finished before the signal arrived");
+    }
+    let again = h.alisio(&["import", path.to_str().unwrap(), "--json"]).await;
+    again.assert_ok();
+    assert_eq!(count("SELECT count(*) FROM messages"), 120_000, "the rest, each record once");
+    assert_eq!(count("SELECT count(*) FROM model_calls"), 30_000);
+}
+
+#[tokio::test]
+async fn watch_follows_a_folder_made_after_it_started() {
+    let h = Harness::new(vec![]).await;
+    let root = h.ws().join("sessions");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut watch = h.command(&["import", root.to_str().unwrap(), "--watch"]).spawn().unwrap();
+    // The first round (nothing there) done, the watch is on.
+    std::thread::sleep(Duration::from_millis(1500));
+    let day = root.join("2026/11/30");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(fixtures().join(CODEX_A), day.join(Path::new(CODEX_A).file_name().unwrap())).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let rows = if h.db_path().exists() { h.rows("SELECT count(*) FROM messages") } else { vec![] };
+        if rows.first().and_then(|r| r[0].as_i64()) == Some(32) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "a session in a new folder was never imported: {rows:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    watch.kill().await.unwrap();
+}
