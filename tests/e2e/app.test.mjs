@@ -304,6 +304,33 @@ test("search: a query in the sidebar (Ctrl+K) lists matching messages of every s
   assert.equal(await driver.execute("return document.querySelector('[data-testid=search-hits]')"), null, "the hits go with the query");
 });
 
+test("library: sessions grouped by project or agent, filtered by agent, opened from the list", async () => {
+  const sessions = cli("sessions", "list");
+  const projects = new Set(sessions.map((s) => s.project || s.workspace));
+  await driver.waitFor("[data-testid=library] [data-testid=library-count]", { text: `${sessions.length} sessions` });
+  const groups = () => driver.execute("return [...document.querySelectorAll('[data-testid=library-group] .group-label')].map((g) => g.textContent)");
+  await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'project'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  assert.deepEqual(new Set(await groups()), projects, "one group per project");
+  await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'agent'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  const agents = new Set(sessions.map((s) => s.source ?? "alisio"));
+  await driver.waitFor("[data-testid=library-group]", { text: "codex" });
+  assert.deepEqual(new Set(await groups()), agents, "one group per agent");
+  await shot("library");
+  // Only Codex: the count says so, and its session opens from the list.
+  await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = 'codex'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  const codex = sessions.filter((s) => s.source === "codex").length;
+  await driver.waitFor("[data-testid=library-count]", { text: `${codex} of ${sessions.length} sessions` });
+  await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "DO exec_command" }));
+  await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "codex" });
+  // A collapsed group keeps its header alone.
+  await driver.click(await driver.waitFor("[data-testid=library-group]", { text: "codex" }));
+  assert.equal(await driver.execute("return document.querySelectorAll('[data-testid=session-item]').length"), 0);
+  await driver.click(await driver.waitFor("[data-testid=library-group]", { text: "codex" }));
+  await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = ''; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'project'; s.dispatchEvent(new Event('change', { bubbles: true }));");
+  await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo" }));
+});
+
 test("export: the shown session written as JSON with secrets redacted", async () => {
   const target = path.join(home, "exported", "session.json");
   await driver.click(await driver.waitFor("[data-testid=export-button]"));

@@ -207,7 +207,8 @@ fn long_rollout(path: &Path, turns: usize) {
             serde_json::json!({"type": "function_call_output", "call_id": format!("c{t}"), "output": "ok"}),
             serde_json::json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}),
         ] {
-            writeln!(out, "{}", serde_json::json!({"timestamp": at, "type": "response_item", "payload": payload})).unwrap();
+            writeln!(out, "{}", serde_json::json!({"timestamp": at, "type": "response_item", "payload": payload}))
+                .unwrap();
         }
         let usage = serde_json::json!({"timestamp": at, "type": "token_usage_record",
             "payload": {"response_id": format!("r{t}"), "usage": {"input_tokens": 1, "output_tokens": 1}}});

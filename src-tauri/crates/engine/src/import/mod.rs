@@ -522,6 +522,11 @@ fn import_jsonl(
 ) -> Result<ImportedSession> {
     let identity = identify(kind, path)?;
     let session = resolve_session(store, kind, &identity.source_id, path)?;
+    // A source read whole and unchanged since needs no claim and no write (the common case of a
+    // re-import or a watch round).
+    if let Some(skipped) = up_to_date(store, &session, path)? {
+        return finished(store, kind, path, &identity.source_id, &session, skipped, 0);
+    }
     let _claim = claim(store, &session, control)?;
     let mut rewrites = 0;
     loop {
@@ -538,6 +543,22 @@ fn import_jsonl(
             other => return other,
         }
     }
+}
+
+/// The skipped records of session `session` when `path` is the file it was read from, read whole,
+/// and unchanged since (size, time and fingerprints as the cursor says).
+fn up_to_date(store: &Store, session: &str, path: &Path) -> Result<Option<Vec<Skipped>>> {
+    let Some((Some(stored), Some(stored_path))) = imported::import_state(store, session)? else { return Ok(None) };
+    if Path::new(&stored_path) != path {
+        return Ok(None);
+    }
+    let Ok(cursor) = serde_json::from_str::<Cursor<serde::de::IgnoredAny>>(&stored) else { return Ok(None) };
+    let Ok(file) = open_regular(path) else { return Ok(None) };
+    let Ok(meta) = file.metadata() else { return Ok(None) };
+    let same = cursor.size == meta.len()
+        && cursor.modified == modified_ms(&meta)
+        && fingerprints(&file, cursor.offset).ok() == Some((cursor.head, cursor.tail));
+    Ok(same.then_some(cursor.skipped))
 }
 
 fn read_jsonl(
@@ -652,6 +673,7 @@ fn read_jsonl(
                 lines += 1;
                 bytes += n;
             }
+            sink.flush()?;
             let file = reader.get_ref();
             // What was committed before must still be what the file holds: a file rewritten in
             // place while it is read is read again, never stored half old and half new.
@@ -739,6 +761,16 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
         let title = if source.title.is_empty() { source.id.clone() } else { source.title.clone() };
         let created = opencode::iso(source.created);
         let session = resolve_session(store, SourceKind::OpenCode, &source.id, path)?;
+        // Nothing new since the stored cursor: no claim and no write.
+        if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
+            let cursor: Option<OpenCodeCursor> = serde_json::from_str(&stored).ok();
+            if let Some(cursor) = cursor.filter(|_| stored_path == path_text) {
+                if opencode::messages_after(&snapshot, &source.id, cursor.state.last.clone(), 1)?.is_empty() {
+                    out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, 0)?);
+                    continue;
+                }
+            }
+        }
         let _claim = claim(store, &session, control)?;
         let mut stored = upsert_session(
             store,
@@ -787,6 +819,7 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
                         }
                     }
                 }
+                sink.flush()?;
                 added += std::mem::take(&mut sink.state.added);
                 let text = serde_json::to_string(&cursor)?;
                 imported::advance_cursor(tx, &session, stored.as_deref(), &text)?;

@@ -69,6 +69,8 @@ pub struct SinkState {
     /// Every message after the last range is off view: the next live one extends it.
     bridged: bool,
     chars: u64,
+    /// The newest record time seen and not yet written to the session's last activity.
+    touched: Option<String>,
     /// Messages added by this import run.
     pub added: u64,
 }
@@ -255,9 +257,21 @@ impl Sink<'_, '_> {
         imported::set_system_prompt(self.tx, self.session, prompt)
     }
 
-    /// Moves the session's last activity to `at` (the source's time of its newest record).
-    pub fn touch(&self, at: &str) -> Result<()> {
-        imported::touch(self.tx, self.session, at)
+    /// Moves the session's last activity to `at` (the source's time of its newest record), when
+    /// the batch is written ([`Sink::flush`]).
+    pub fn touch(&mut self, at: &str) -> Result<()> {
+        if !at.is_empty() && self.state.touched.as_deref().is_none_or(|t| t < at) {
+            self.state.touched = Some(at.to_string());
+        }
+        Ok(())
+    }
+
+    /// Writes what the batch kept in memory (the session's last activity).
+    pub fn flush(&mut self) -> Result<()> {
+        match self.state.touched.take() {
+            Some(at) => imported::touch(self.tx, self.session, &at),
+            None => Ok(()),
+        }
     }
 }
 

@@ -131,7 +131,7 @@ pub fn insert_message(tx: &Tx<'_>, session: &str, record: &Record, at: Placement
         meta,
         record.off_view,
     ])?;
-    Ok(())
+    super::search::index_message(tx.conn(), tx.conn().last_insert_rowid(), &record.content)
 }
 
 /// The seq of the message imported from source record `source_id`, if any.
@@ -224,7 +224,7 @@ pub use super::sessions::set_title;
 
 /// Names message `seq` as the answer of ledger row `call`.
 pub fn set_response_seq(tx: &Tx<'_>, call: i64, seq: i64) -> Result<()> {
-    tx.conn().execute("UPDATE model_calls SET response_seq = ?2 WHERE id = ?1", params![call, seq])?;
+    tx.conn().prepare_cached("UPDATE model_calls SET response_seq = ?2 WHERE id = ?1")?.execute(params![call, seq])?;
     Ok(())
 }
 
@@ -256,7 +256,8 @@ pub fn set_system_prompt(tx: &Tx<'_>, session: &str, prompt: &str) -> Result<()>
 pub fn touch(tx: &Tx<'_>, session: &str, at: &str) -> Result<()> {
     if !at.is_empty() {
         tx.conn()
-            .execute("UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1", params![session, at])?;
+            .prepare_cached("UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1")?
+            .execute(params![session, at])?;
     }
     Ok(())
 }

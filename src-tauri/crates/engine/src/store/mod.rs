@@ -56,7 +56,7 @@ impl Store {
         probe(&conn, path)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
             .map_err(|e| db_error(describe_open_error(&e)))?;
-        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192;")?;
+        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;")?;
         let store = Store { conn: Mutex::new(conn), path: path.to_path_buf() };
         store.migrate()?;
         Ok(store)

@@ -34,6 +34,16 @@ pub struct SearchResult {
     pub total: u64,
 }
 
+/// Adds message `id` (its `content`) to the search index: called wherever a message is stored
+/// (migration 0015 says why not by a trigger).
+pub(crate) fn index_message(conn: &rusqlite::Connection, id: i64, content: &str) -> Result<()> {
+    conn.prepare_cached("INSERT INTO messages_fts (rowid, content) VALUES (?1, ?2)")?.execute(params![id, content])?;
+    Ok(())
+}
+
+/// How many of the newest matches are ranked to find the best.
+const RANKED: usize = 2_000;
+
 /// Which sessions a search looks in.
 #[derive(Debug, Clone, Default)]
 pub struct SearchFilter {
@@ -67,9 +77,14 @@ impl Store {
             } else {
                 "FROM messages_fts f WHERE f.messages_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL"
             };
-            // The best matches first, by rowid only: snippets and rows are read for those alone.
+            // The best of the newest matches first, by rowid only: ranking every match of a common
+            // word costs as much as the index is large, so only the newest RANKED are ranked, and
+            // snippets and rows are read for the best alone.
             let best: Vec<i64> = conn
-                .prepare_cached(&format!("SELECT f.rowid {matching} ORDER BY f.rank LIMIT ?4"))
+                .prepare_cached(&format!(
+                    "SELECT id FROM (SELECT f.rowid AS id, f.rank AS rank {matching} ORDER BY f.rowid DESC LIMIT {RANKED})
+                     ORDER BY rank LIMIT ?4"
+                ))
                 .and_then(|mut stmt| {
                     stmt.query_map(params![query, filter.source, filter.project, filter.limit as i64], |r| r.get(0))?
                         .collect()

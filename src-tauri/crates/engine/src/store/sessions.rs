@@ -637,6 +637,7 @@ pub fn append_message(tx: &Tx<'_>, session: &str, message: &NewMessage) -> Resul
             message.created_by,
         ],
     )?;
+    super::search::index_message(tx.conn(), tx.conn().last_insert_rowid(), &message.content)?;
     tx.conn().execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
     Ok(seq)
 }

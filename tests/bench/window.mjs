@@ -1,0 +1,76 @@
+// The window over a big library (#24): opens the app on a home that follows N sessions (HOME with
+// the agents' folders, ALISIO_HOME already imported), scrolls the whole session list, opens 10
+// sessions, then measures the web process's memory and, over IDLE_SECONDS (default 300), the CPU
+// the app and its web process use while nothing changes.
+//
+//   ALISIO_APP=target/release/alisio BENCH_HOME=/tmp/lib5000 BENCH_ALISIO_HOME=/tmp/m-now/alisio \
+//     xvfb-run -a node tests/bench/window.mjs
+// (needs tauri-driver and WebKitWebDriver, as the window tests do: tests/e2e/run.sh)
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Driver } from "../e2e/webdriver.mjs";
+
+const app = path.resolve(process.env.ALISIO_APP ?? "target/release/alisio");
+const home = process.env.BENCH_HOME;
+const alisioHome = process.env.BENCH_ALISIO_HOME;
+const idle = Number(process.env.IDLE_SECONDS ?? 300);
+if (!home || !alisioHome) throw new Error("set BENCH_HOME and BENCH_ALISIO_HOME");
+const ticks = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The processes named `name` (exact comm) among all, with their CPU ticks and RSS. */
+function processes(pattern) {
+  const out = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!pattern.test(comm)) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cpu = Number(fields[11]) + Number(fields[12]);
+      const rss = Number(fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]) / 1024;
+      out.push({ pid, comm, cpu, rss });
+    } catch {}
+  }
+  return out;
+}
+
+const env = { ...process.env, HOME: home, ALISIO_HOME: alisioHome, CODEX_HOME: path.join(home, ".codex"), XDG_DATA_HOME: path.join(home, ".local/share"), NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" };
+const tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4445"], { env, stdio: ["ignore", "ignore", "inherit"] });
+let driver;
+try {
+  const opened = Date.now();
+  driver = await Driver.connect("http://127.0.0.1:4445", app);
+  const count = await driver.waitFor("[data-testid=library-count]", { text: "sessions", timeoutMs: 120_000 });
+  console.log(`first paint of the library: ${Date.now() - opened} ms (${await driver.text(count)})`);
+  // Scroll the whole list, a screen at a time.
+  const steps = await driver.execute(`
+    const list = document.querySelector('[data-testid=sessions]');
+    return Math.ceil(list.scrollHeight / list.clientHeight);`);
+  for (let i = 0; i <= steps; i++) {
+    await driver.execute(`const l = document.querySelector('[data-testid=sessions]'); l.scrollTop = ${i} * l.clientHeight;`);
+    await sleep(30);
+  }
+  console.log(`scrolled ${steps} screens`);
+  await driver.execute("const l = document.querySelector('[data-testid=sessions]'); l.scrollTop = 0;");
+  await sleep(300);
+  for (let i = 0; i < 10; i++) {
+    await driver.execute(`document.querySelectorAll('[data-testid=session-item]')[${i}].click();`);
+    await driver.waitFor("[data-testid=session-item].active");
+    await sleep(500);
+  }
+  console.log("opened 10 sessions");
+  await sleep(3000);
+  const web = processes(/^WebKitWebProces/);
+  const main = processes(/^alisio$/);
+  console.log(`web process RSS: ${web.map((p) => p.rss.toFixed(0)).join(", ")} MB; app RSS: ${main.map((p) => p.rss.toFixed(0)).join(", ")} MB`);
+  const before = [...web, ...main].reduce((n, p) => n + p.cpu, 0);
+  await sleep(idle * 1000);
+  const after = [...processes(/^WebKitWebProces/), ...processes(/^alisio$/)].reduce((n, p) => n + p.cpu, 0);
+  const percent = (100 * (after - before)) / ticks / idle;
+  console.log(`idle CPU over ${idle} s: ${percent.toFixed(2)} % of a core (app and web process)`);
+} finally {
+  await driver?.close();
+  tauriDriver.kill();
+}
