@@ -71,6 +71,8 @@ pub struct SinkState {
     chars: u64,
     /// The newest record time seen and not yet written to the session's last activity.
     touched: Option<String>,
+    /// Messages stored this batch and not yet in the search index (row id, content).
+    unindexed: Vec<(i64, String)>,
     /// Messages added by this import run.
     pub added: u64,
 }
@@ -144,8 +146,10 @@ impl Sink<'_, '_> {
         self.state.next_seq = seq + 1;
         let chars = message_chars(&record.content, &record.tool_calls);
         let placement = Placement { seq, anchor, created_by, summary };
-        imported::insert_message(self.tx, self.session, &record, placement, chars)?;
-        if !record.off_view {
+        let row = imported::insert_message(self.tx, self.session, &record, placement, chars)?;
+        let off_view = record.off_view;
+        self.state.unindexed.push((row, record.content));
+        if !off_view {
             self.state.live.push(Live { seq, chars });
             self.state.extend(seq, chars);
         }
@@ -266,8 +270,10 @@ impl Sink<'_, '_> {
         Ok(())
     }
 
-    /// Writes what the batch kept in memory (the session's last activity).
+    /// Writes what the batch kept in memory: its messages' search index, the session's last
+    /// activity.
     pub fn flush(&mut self) -> Result<()> {
+        imported::index_messages(self.tx, &std::mem::take(&mut self.state.unindexed))?;
         match self.state.touched.take() {
             Some(at) => imported::touch(self.tx, self.session, &at),
             None => Ok(()),

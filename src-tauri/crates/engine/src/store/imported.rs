@@ -105,8 +105,9 @@ pub struct ImportedIdentity<'a> {
     pub created_at: &'a str,
 }
 
-/// Stores an imported message at `at`; `chars` is its size as budgets count it.
-pub fn insert_message(tx: &Tx<'_>, session: &str, record: &Record, at: Placement, chars: u64) -> Result<()> {
+/// Stores an imported message at `at`; `chars` is its size as budgets count it. Returns its row
+/// id, for [`index_messages`]: the importer adds a batch's messages to the search index together.
+pub fn insert_message(tx: &Tx<'_>, session: &str, record: &Record, at: Placement, chars: u64) -> Result<i64> {
     let tool_calls = if record.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&record.tool_calls)?) };
     let meta = if record.meta.is_empty() { None } else { Some(Value::Object(record.meta.clone()).to_string()) };
     let mut stmt = tx.conn().prepare_cached(
@@ -131,7 +132,17 @@ pub fn insert_message(tx: &Tx<'_>, session: &str, record: &Record, at: Placement
         meta,
         record.off_view,
     ])?;
-    super::search::index_message(tx.conn(), tx.conn().last_insert_rowid(), &record.content)
+    Ok(tx.conn().last_insert_rowid())
+}
+
+/// Adds messages stored by [`insert_message`] (row id, content) to the search index. Done last in
+/// a batch: FTS5 writes its pending terms out at every statement savepoint (a trigger, a
+/// multi-row update), so indexing between the batch's other writes costs a segment each time.
+pub fn index_messages(tx: &Tx<'_>, messages: &[(i64, String)]) -> Result<()> {
+    for (id, content) in messages {
+        super::search::index_message(tx.conn(), *id, content)?;
+    }
+    Ok(())
 }
 
 /// The seq of the message imported from source record `source_id`, if any.
@@ -230,10 +241,9 @@ pub fn set_response_seq(tx: &Tx<'_>, call: i64, seq: i64) -> Result<()> {
 
 /// Stores a part an agent's request log refers to by hash (once; a second copy is the same part).
 pub fn put_part(tx: &Tx<'_>, session: &str, hash: &str, kind: &str, body: &Value) -> Result<()> {
-    tx.conn().execute(
-        "INSERT OR IGNORE INTO request_parts (session_id, hash, kind, body) VALUES (?1, ?2, ?3, ?4)",
-        params![session, hash, kind, body.to_string()],
-    )?;
+    tx.conn()
+        .prepare_cached("INSERT OR IGNORE INTO request_parts (session_id, hash, kind, body) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![session, hash, kind, body.to_string()])?;
     Ok(())
 }
 
