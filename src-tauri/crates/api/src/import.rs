@@ -100,16 +100,21 @@ pub async fn follow(
         }
     }
     let mut watch = watch::watch(&roots, POLL_EVERY);
+    // The first round reads everything (what was written before the watch began), the next ones
+    // what the file system says changed.
+    let mut first = true;
     loop {
         // The first change, then the rest of the burst.
         let mut changed = Vec::new();
-        let mut rescan = false;
-        tokio::select! {
-            _ = cancel.cancelled() => break,
-            change = watch.changes.recv() => match change {
-                Some(change) => take(change, &mut changed, &mut rescan),
-                None => break,
-            },
+        let mut rescan = std::mem::take(&mut first);
+        if !rescan {
+            tokio::select! {
+                _ = cancel.cancelled() => break,
+                change = watch.changes.recv() => match change {
+                    Some(change) => take(change, &mut changed, &mut rescan),
+                    None => break,
+                },
+            }
         }
         loop {
             tokio::select! {
