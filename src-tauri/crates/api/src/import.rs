@@ -107,7 +107,13 @@ pub async fn follow(
         // The first change, then the rest of the burst.
         let mut changed = Vec::new();
         let mut rescan = std::mem::take(&mut first);
-        if !rescan {
+        if rescan {
+            // Whoever opened the store first (the window painting its list) goes first.
+            tokio::select! {
+                _ = cancel.cancelled() => break,
+                _ = tokio::time::sleep(settle) => {}
+            }
+        } else {
             tokio::select! {
                 _ = cancel.cancelled() => break,
                 change = watch.changes.recv() => match change {
