@@ -77,6 +77,15 @@ fn claude_session(id: &str, turns: usize) -> String {
     out
 }
 
+/// A fresh home with one Codex rollout of 10,000 turns whose prompts start with `word`.
+fn home_with_rollout(name: &str, word: &str) -> (tempfile::TempDir, PathBuf, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = dir.path().join(name);
+    write(&rollout, &codex_rollout(name, 10_000, word));
+    let store = store_at(dir.path());
+    (dir, rollout, store)
+}
+
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -138,10 +147,7 @@ fn a_long_claude_code_session_stores_each_request_in_a_few_ranges() {
 
 #[test]
 fn a_stop_asked_for_mid_import_keeps_what_was_committed_and_the_next_import_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let rollout = dir.path().join("rollout-b.jsonl");
-    write(&rollout, &codex_rollout("two", 10_000, "hello"));
-    let store = store_at(dir.path());
+    let (_dir, rollout, store) = home_with_rollout("rollout-b.jsonl", "hello");
     let cancel = tokio_util::sync::CancellationToken::new();
     let stop = |_: &Progress| cancel.cancel();
     let control = Control { cancel: Some(&cancel), progress: Some(&stop) };
@@ -156,16 +162,13 @@ fn a_stop_asked_for_mid_import_keeps_what_was_committed_and_the_next_import_goes
 
 #[test]
 fn a_file_rewritten_while_it_is_read_is_read_again_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let rollout = dir.path().join("rollout-c.jsonl");
-    write(&rollout, &codex_rollout("three", 10_000, "old"));
-    let store = store_at(dir.path());
+    let (_dir, rollout, store) = home_with_rollout("rollout-c.jsonl", "old");
     let rewritten = AtomicBool::new(false);
     let rewrite = |_: &Progress| {
         if !rewritten.swap(true, Ordering::SeqCst) {
             // In place, same inode: what was read so far no longer is the file.
             let mut file = std::fs::OpenOptions::new().write(true).truncate(true).open(&rollout).unwrap();
-            file.write_all(codex_rollout("three", 10_000, "new").as_bytes()).unwrap();
+            file.write_all(codex_rollout("rollout-c.jsonl", 10_000, "new").as_bytes()).unwrap();
         }
     };
     let control = Control { cancel: None, progress: Some(&rewrite) };
@@ -239,7 +242,7 @@ fn a_corrupt_database_is_named_as_such() {
     let mut bytes = b"SQLite format 3\0".to_vec();
     bytes.extend(std::iter::repeat_n(0xA5u8, 8192));
     std::fs::write(&db, bytes).unwrap();
-    let store = store_at(&dir.path().join("home").tap_mkdir());
+    let store = store_at(&made(dir.path().join("home")));
     let report = import(&store, std::slice::from_ref(&db));
     assert!(report.unknown.is_empty(), "not an unknown format: {report:?}");
     assert!(report.errors[0].error.contains("corrupt"), "{report:?}");
@@ -252,7 +255,7 @@ fn an_opencode_database_locked_by_a_writer_is_left_for_later_never_read_uncommit
     let writer = rusqlite::Connection::open(&db).unwrap();
     writer.pragma_update(None, "journal_mode", "DELETE").unwrap();
     writer.execute_batch("BEGIN EXCLUSIVE; DELETE FROM part; DELETE FROM message;").unwrap();
-    let store = store_at(&dir.path().join("home").tap_mkdir());
+    let store = store_at(&made(dir.path().join("home")));
     let report = import(&store, std::slice::from_ref(&db));
     assert_eq!(count(&store, "SELECT count(*) FROM messages"), 0, "nothing read from a locked database");
     assert!(report.errors.iter().any(|e| e.error.contains("locked")), "{report:?}");
@@ -262,13 +265,8 @@ fn an_opencode_database_locked_by_a_writer_is_left_for_later_never_read_uncommit
     assert!(count(&store, "SELECT count(*) FROM messages") > 0, "read once the writer is done");
 }
 
-trait TapMkdir {
-    fn tap_mkdir(self) -> Self;
-}
-
-impl TapMkdir for PathBuf {
-    fn tap_mkdir(self) -> Self {
-        std::fs::create_dir_all(&self).unwrap();
-        self
-    }
+/// `path`, created.
+fn made(path: PathBuf) -> PathBuf {
+    std::fs::create_dir_all(&path).unwrap();
+    path
 }

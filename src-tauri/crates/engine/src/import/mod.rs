@@ -629,7 +629,8 @@ fn read_jsonl(
             return Err(Error::Cancelled);
         }
         let committed = (cursor.offset, cursor.head, cursor.tail);
-        let written = store.write(|tx| {
+        // A failed batch is rolled back: the next reading starts from the stored cursor.
+        let (text, batch_added) = store.write(|tx| {
             let state = match &mut state {
                 Some(state) => state,
                 None => state.insert(sink_state(tx, session)?),
@@ -691,14 +692,7 @@ fn read_jsonl(
             let text = serde_json::to_string(&cursor)?;
             imported::advance_cursor(tx, session, stored_cursor.as_deref(), &text)?;
             Ok((text, std::mem::take(&mut sink.state.added)))
-        });
-        let (text, batch_added) = match written {
-            Ok(written) => written,
-            Err(e) => {
-                // The batch was rolled back: the next reading starts from the stored cursor.
-                return Err(e);
-            }
-        };
+        })?;
         stored_cursor = Some(text);
         added += batch_added;
         progress(cursor.offset);
