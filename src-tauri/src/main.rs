@@ -1,33 +1,60 @@
-//! `alisio`: with a subcommand it runs headless (README "Using the CLI"); without one it opens the app.
+//! `alisio`: with a subcommand it runs headless (README "Using the CLI"); without one it opens the
+//! app by running `alisio-window` (built beside it) in its own place. The command line never loads
+//! the window's toolkit, so a command starts in milliseconds instead of linking WebKitGTK first.
 
-mod app;
 mod cli;
+mod logging;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    init_tracing();
     match args.command {
         Some(command) => {
+            logging::init();
             let code = cli::run(command, args.global);
             ExitCode::from(u8::try_from(code).unwrap_or(1))
         }
-        None => ExitCode::from(u8::try_from(app::run(args.global)).unwrap_or(1)),
+        None => {
+            let err = open_window(&args.global);
+            eprintln!("alisio: {err}");
+            ExitCode::from(1)
+        }
     }
 }
 
-/// Logs go to stderr, filtered by `ALISIO_LOG` (default: warnings). Nothing logged carries secrets.
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ALISIO_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .with_target(false)
-        .init();
+/// Replaces this process with the window binary (same pid, environment and streams), passing on
+/// the options the window uses. Returns only on failure.
+fn open_window(global: &cli::GlobalArgs) -> String {
+    use std::os::unix::process::CommandExt;
+    let window = match window_binary() {
+        Ok(path) => path,
+        Err(err) => return err,
+    };
+    let mut command = std::process::Command::new(&window);
+    if let Some(config) = &global.config {
+        command.arg("--config").arg(config);
+    }
+    if let Some(profile) = &global.profile {
+        command.arg("--profile").arg(profile);
+    }
+    let err = command.exec();
+    format!("cannot open the window ({}): {err}", window.display())
+}
+
+fn window_binary() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|err| format!("cannot find this program's path: {err}"))?;
+    let window = exe.with_file_name(format!("alisio-window{}", std::env::consts::EXE_SUFFIX));
+    if window.is_file() {
+        Ok(window)
+    } else {
+        Err(format!(
+            "the window is a separate binary and {} is missing; build it with `cargo build -p alisio` \
+             (or run ./src-tauri/run-app.sh)",
+            window.display()
+        ))
+    }
 }

@@ -48,6 +48,9 @@ try {
     if (/^[1-9]/.test(shown)) break;
   }
   console.log(`first paint of the library: ${Date.now() - opened} ms (${shown})`);
+  const webRss = () => processes(/^WebKitWebProces/).map((p) => p.rss.toFixed(0)).join(", ");
+  await sleep(2000);
+  console.log(`web process RSS after first paint: ${webRss()} MB`);
   // Scroll the whole list, a screen at a time.
   const steps = await driver.execute(`
     const list = document.querySelector('[data-testid=sessions]');
@@ -56,7 +59,7 @@ try {
     await driver.execute(`const l = document.querySelector('[data-testid=sessions]'); l.scrollTop = ${i} * l.clientHeight;`);
     await sleep(30);
   }
-  console.log(`scrolled ${steps} screens`);
+  console.log(`scrolled ${steps} screens; web process RSS: ${webRss()} MB`);
   await driver.execute("const l = document.querySelector('[data-testid=sessions]'); l.scrollTop = 0;");
   await sleep(300);
   for (let i = 0; i < 10; i++) {
@@ -67,11 +70,11 @@ try {
   console.log("opened 10 sessions");
   await sleep(3000);
   const web = processes(/^WebKitWebProces/);
-  const main = processes(/^alisio$/);
+  const main = processes(/^alisio(-window)?$/);
   console.log(`web process RSS: ${web.map((p) => p.rss.toFixed(0)).join(", ")} MB; app RSS: ${main.map((p) => p.rss.toFixed(0)).join(", ")} MB`);
   const before = [...web, ...main].reduce((n, p) => n + p.cpu, 0);
   await sleep(idle * 1000);
-  const after = [...processes(/^WebKitWebProces/), ...processes(/^alisio$/)].reduce((n, p) => n + p.cpu, 0);
+  const after = [...processes(/^WebKitWebProces/), ...processes(/^alisio(-window)?$/)].reduce((n, p) => n + p.cpu, 0);
   const percent = (100 * (after - before)) / ticks / idle;
   console.log(`idle CPU over ${idle} s: ${percent.toFixed(2)} % of a core (app and web process)`);
 } finally {

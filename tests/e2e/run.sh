@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
 (cd ui && npm run build --silent)
-cargo build --locked -p alisio --features custom-protocol --bin alisio --example scripted-server
+cargo build --locked -p alisio --features custom-protocol --bin alisio --bin alisio-window --example scripted-server
 target_dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)"
 export ALISIO_APP="$target_dir/debug/alisio" ALISIO_SCRIPTED_SERVER="$target_dir/debug/examples/scripted-server"
 export NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent

@@ -260,3 +260,32 @@ async fn a_missing_mcp_command_fails_that_server_only() {
     let servers = listed.json();
     assert_eq!((servers[0]["name"].clone(), servers[0]["status"].clone()), (json!("ghost"), json!("failed")));
 }
+
+/// A command never loads the window's toolkit: `alisio` is linked without WebKitGTK or GTK (they
+/// cost every command ≈ 110 ms before `main`), and the window is the separate `alisio-window`.
+#[test]
+fn the_cli_binary_links_no_window_toolkit() {
+    let out = std::process::Command::new("ldd").arg(super::support::BIN).output().unwrap();
+    assert!(out.status.success(), "ldd failed: {}", String::from_utf8_lossy(&out.stderr));
+    let libraries = String::from_utf8_lossy(&out.stdout);
+    for toolkit in ["webkit", "gtk", "javascriptcore", "soup"] {
+        assert!(!libraries.contains(toolkit), "alisio links {toolkit}:\n{libraries}");
+    }
+    let window = std::path::Path::new(super::support::BIN).with_file_name("alisio-window");
+    let out = std::process::Command::new("ldd").arg(&window).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("webkit2gtk"), "alisio-window is the window");
+}
+
+/// Without a subcommand `alisio` opens the window by running `alisio-window` from its own folder;
+/// where that binary is missing it says so and how to build it, instead of failing obscurely.
+#[test]
+fn alisio_without_a_subcommand_names_a_missing_window_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let lone = dir.path().join("alisio");
+    std::fs::copy(super::support::BIN, &lone).unwrap();
+    let out = std::process::Command::new(&lone).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("alisio-window") && stderr.contains("is missing"), "{stderr}");
+    assert!(stderr.contains("cargo build -p alisio"), "{stderr}");
+}

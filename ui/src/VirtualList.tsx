@@ -17,6 +17,9 @@ export function VirtualList(props: {
   /** Called while the rows in view are near the first / last row (to page more in). */
   onNearStart?: () => void;
   onNearEnd?: () => void;
+  /** Rows hold no state of their own: their elements are reused for the rows scrolled in, so a
+   * long scroll patches a screenful of elements instead of creating new ones at every step. */
+  recycle?: boolean;
   /** Called with the rows rendered (`from` to `to`, inclusive) whenever they change. */
   onRange?: (from: number, to: number) => void;
 }) {
@@ -118,7 +121,10 @@ export function VirtualList(props: {
     for (const child of Array.from(el.querySelectorAll<HTMLElement>(":scope > .vlist-inner > .vrow"))) {
       const key = child.dataset.key as string;
       const h = child.offsetHeight;
-      if (h > 0 && measured.current.get(key) !== h) {
+      // Only a height the offsets did not already use changes them: rows as tall as estimated
+      // (a library of equal rows) scroll without recomputing the offsets of every row.
+      const used = measured.current.get(key) ?? estimate(Number(child.dataset.index));
+      if (h > 0 && used !== h) {
         measured.current.set(key, h);
         changed = true;
       }
@@ -127,10 +133,18 @@ export function VirtualList(props: {
   });
 
   const rows = [];
+  // Recycled rows are keyed by their slot: row i + slots takes the element row i left.
+  const slots = Math.max(1, end - start);
   for (let i = start; i < end; i++) {
     const key = keyOf(i);
     rows.push(
-      <div class="vrow" key={key} data-key={key} style={{ transform: `translateY(${prefix[i]}px)` }}>
+      <div
+        class="vrow"
+        key={props.recycle ? i % slots : key}
+        data-key={key}
+        data-index={i}
+        style={{ transform: `translateY(${prefix[i]}px)` }}
+      >
         {render(i)}
       </div>,
     );

@@ -11,13 +11,13 @@ use alisio_engine::home::alisio_home;
 use tauri::ipc::{Invoke, InvokeBody, InvokeError, InvokeResponseBody};
 use tauri::{Emitter, Manager};
 
-use crate::cli::GlobalArgs;
+use crate::WindowArgs;
 
 pub const EVENT: &str = "alisio://event";
 
 /// Opens the window with the same options as any command (`--config`, `--profile`). Returns the
 /// process exit code.
-pub fn run(global: GlobalArgs) -> i32 {
+pub fn run(args: WindowArgs) -> i32 {
     composite_in_software();
     let result = tauri::Builder::default()
         .setup(move |app| {
@@ -29,8 +29,8 @@ pub fn run(global: GlobalArgs) -> i32 {
             });
             let opened = App::open(AppOptions {
                 home: alisio_home(),
-                overlay: global.config.clone(),
-                profile: global.profile.clone(),
+                overlay: args.config.clone(),
+                profile: args.profile.clone(),
                 access: Access::WriteOrRead,
                 approvals: Approvals::Ask,
                 emit,
@@ -44,6 +44,9 @@ pub fn run(global: GlobalArgs) -> i32 {
                 }
             });
             app.manage(opened);
+            for window in app.webview_windows().values() {
+                lean_caches(window);
+            }
             Ok(())
         })
         .invoke_handler(invoke)
@@ -91,6 +94,23 @@ fn invoke(invoke: Invoke) -> bool {
         }
     });
     true
+}
+
+/// The window shows one local page and never navigates, yet WebKit sizes its memory and page
+/// caches for a browser by default (decoded resources, back/forward pages kept whole). The
+/// document-viewer model, meant for an application showing one local document, turns them off.
+fn lean_caches(window: &tauri::WebviewWindow) {
+    #[cfg(target_os = "linux")]
+    let applied = window.with_webview(|webview| {
+        use webkit2gtk::{WebContextExt, WebViewExt};
+        if let Some(context) = webview.inner().context() {
+            context.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
+        }
+    });
+    #[cfg(target_os = "linux")]
+    if let Err(err) = applied {
+        tracing::warn!("cannot size the window's caches: {err}");
+    }
 }
 
 /// The window is lists of text: WebKitGTK's accelerated compositing gives it nothing but a GL

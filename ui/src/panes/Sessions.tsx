@@ -126,7 +126,7 @@ function Library(props: { sessions: SessionSummary[]; query: string; selected: s
     setCollapsed(next);
   };
   const keyOf = useCallback((i: number) => rows[i]?.key ?? String(i), [rows]);
-  const estimate = useCallback((i: number) => (rows[i]?.kind === "group" ? 30 : 66), [rows]);
+  const estimate = useCallback((i: number) => (rows[i]?.kind === "group" ? 37 : 66), [rows]);
   // Arrow keys walk the sessions shown; Enter is the button's own.
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
@@ -203,6 +203,7 @@ function Library(props: { sessions: SessionSummary[]; query: string; selected: s
         keyOf={keyOf}
         estimate={estimate}
         testId="sessions"
+        recycle
         render={(i) => <LibraryItem row={rows[i]} selected={props.selected} now={now} onSelect={props.onSelect} onToggle={toggle} />}
       />
     </div>
