@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::sink::{title_of, Record, Sink, Usage};
-use super::{str_at, Skip};
+use super::{str_at, value_at, Skip};
 use crate::calls::claude_log as claude_requests;
 use crate::error::Result;
 use crate::events::CompactionReason;
@@ -67,7 +67,7 @@ impl Claude {
             "attachment" => self.attachment(sink, record, uuid, sidechain, &at)?,
             "system" => self.system(sink, record, uuid, sidechain, &at)?,
             "api-request-shape" => {
-                let system = record.pointer("/shape/system").and_then(Value::as_array);
+                let system = value_at(record, "/shape/system").and_then(Value::as_array);
                 let texts: Vec<&str> = system.into_iter().flatten().filter_map(|b| b["text"].as_str()).collect();
                 if !texts.is_empty() {
                     sink.set_system_prompt(&texts.join("\n\n"))?;
@@ -125,7 +125,7 @@ impl Claude {
         sidechain: bool,
         at: &str,
     ) -> Result<Skip> {
-        let Some(content) = record.pointer("/message/content") else {
+        let Some(content) = value_at(record, "/message/content") else {
             return Ok(Skip::Yes("a user record without message.content".into()));
         };
         self.keep_parts(sink, record)?;
@@ -327,7 +327,7 @@ impl Claude {
         let Some(rendered) = record.get("rendered").and_then(Value::as_array) else {
             // Not sent as it is (the system prompt snapshot, session context): nothing the model reads.
             if kind == "prompt_snapshot" {
-                let parts = record.pointer("/attachment/systemPrompt").and_then(Value::as_array);
+                let parts = value_at(record, "/attachment/systemPrompt").and_then(Value::as_array);
                 let texts: Vec<&str> = parts.into_iter().flatten().filter_map(Value::as_str).collect();
                 if !texts.is_empty() {
                     sink.set_system_prompt(&texts.join("\n\n"))?;
@@ -435,7 +435,7 @@ fn cache_miss_reason(record: &Value, usage: &Value) -> Option<String> {
     ["cache_miss_reason", "cacheMissReason"]
         .iter()
         .find_map(|key| {
-            usage.get(*key).or_else(|| record.get(*key)).or_else(|| record.pointer(&format!("/message/{key}")))
+            usage.get(*key).or_else(|| record.get(*key)).or_else(|| value_at(record, &format!("/message/{key}")))
         })
         .and_then(|v| v.as_str().map(str::to_string).or_else(|| (!v.is_null()).then(|| v.to_string())))
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::sink::{Record, Sink, Usage};
+use super::value_at;
 use crate::error::{Error, Result};
 use crate::events::CompactionReason;
 use crate::store::{Purpose, WireApi};
@@ -174,10 +175,10 @@ pub fn is_complete(message: &SourceMessage) -> bool {
     if data["role"] == "assistant" {
         let running = message.parts.iter().any(|(_, p)| {
             p.as_ref().is_ok_and(|p| {
-                matches!(p.pointer("/state/status").and_then(Value::as_str), Some("pending" | "running"))
+                matches!(value_at(p, "/state/status").and_then(Value::as_str), Some("pending" | "running"))
             })
         });
-        return data.pointer("/time/completed").is_some_and(|t| !t.is_null()) && !running;
+        return value_at(data, "/time/completed").is_some_and(|t| !t.is_null()) && !running;
     }
     !message.parts.is_empty()
 }
@@ -218,7 +219,7 @@ impl OpenCode {
                 }
             })
             .collect();
-        let at = iso(data.pointer("/time/created").and_then(Value::as_i64).unwrap_or(message.created));
+        let at = iso(value_at(data, "/time/created").and_then(Value::as_i64).unwrap_or(message.created));
         match data["role"].as_str() {
             Some("user") => self.user(sink, message, &parts, &at)?,
             Some("assistant") => self.assistant(sink, message, data, &parts, &at)?,
@@ -277,7 +278,7 @@ impl OpenCode {
                 Some("text") => texts.push(part["text"].as_str().unwrap_or_default().to_string()),
                 Some("tool") => {
                     let call_id = part["callID"].as_str().unwrap_or(id).to_string();
-                    let input = part.pointer("/state/input").cloned().unwrap_or_else(|| json!({}));
+                    let input = value_at(part, "/state/input").cloned().unwrap_or_else(|| json!({}));
                     calls.push(ToolCall {
                         id: call_id.clone(),
                         name: part["tool"].as_str().unwrap_or_default().to_string(),
@@ -288,10 +289,10 @@ impl OpenCode {
                     let mut result = Record::new(Role::Tool, output, at)
                         .id(Some(id))
                         .meta("status", state.get("status").cloned().unwrap_or_default())
-                        .meta("exit", state.pointer("/metadata/exit").cloned().unwrap_or_default())
+                        .meta("exit", value_at(state, "/metadata/exit").cloned().unwrap_or_default())
                         .meta("title", state.get("title").cloned().unwrap_or_default())
                         .meta("time", state.get("time").cloned().unwrap_or_default());
-                    if let Some(start) = state.pointer("/time/end").and_then(Value::as_i64) {
+                    if let Some(start) = value_at(state, "/time/end").and_then(Value::as_i64) {
                         result.created_at = iso(start);
                     }
                     result.tool_call_id = Some(call_id);
@@ -329,10 +330,10 @@ impl OpenCode {
         }
         let tokens = &data["tokens"];
         let input = tokens["input"].as_u64();
-        let read = tokens.pointer("/cache/read").and_then(Value::as_u64);
-        let write = tokens.pointer("/cache/write").and_then(Value::as_u64).unwrap_or(0);
-        let created = data.pointer("/time/created").and_then(Value::as_i64);
-        let completed = data.pointer("/time/completed").and_then(Value::as_i64);
+        let read = value_at(tokens, "/cache/read").and_then(Value::as_u64);
+        let write = value_at(tokens, "/cache/write").and_then(Value::as_u64).unwrap_or(0);
+        let created = value_at(data, "/time/created").and_then(Value::as_i64);
+        let completed = value_at(data, "/time/completed").and_then(Value::as_i64);
         let call = sink.model_call(
             &request,
             Usage {

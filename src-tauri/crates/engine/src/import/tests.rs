@@ -462,3 +462,14 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
 fn session_of(store: &Store, id: &str) -> crate::store::Session {
     store.resolve_session(id).unwrap()
 }
+
+#[test]
+fn value_at_reads_what_a_json_pointer_reads() {
+    let doc = json!({"a": {"b": [10, {"c": "x"}], "d~e": 1, "f/g": 2, "": 3}, "0": "zero"});
+    for pointer in [
+        "", "/a", "/a/b", "/a/b/0", "/a/b/1/c", "/a/b/01", "/a/b/+1", "/a/b/2", "/a/d~0e", "/a/f~1g", "/a/", "/0",
+        "/x/y", "a",
+    ] {
+        assert_eq!(value_at(&doc, pointer), doc.pointer(pointer), "{pointer}");
+    }
+}
