@@ -64,7 +64,12 @@ async function startScriptedServer(texts, port) {
 
 before(async () => {
   const forgetful = { goal: "tidy up", instructions: [], discoveries: [], accomplished: [], currentState: "fine", nextSteps: [], relevantFiles: [] };
-  server = await startScriptedServer(["The parser tests will need the line field first.", JSON.stringify(checkpoint), JSON.stringify(forgetful)]);
+  server = await startScriptedServer([
+    "The parser tests will need the line field first.",
+    JSON.stringify(checkpoint),
+    JSON.stringify(forgetful),
+    JSON.stringify(checkpoint), // the pins test's compaction
+  ]);
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
   // Up to just after the manual compaction; turn 6 is appended while the window shows it.
   fs.mkdirSync(path.dirname(followed), { recursive: true });
@@ -202,6 +207,39 @@ async function demoFlow() {
   const applied = cli("sessions", "show", await sessionId()).compactions.at(-1);
   assert.equal(applied.fidelity.missing.length, missingBefore - 1, "the applied checkpoint keeps the added item");
 }
+
+test("pins: a message pinned from its button is listed, and the compaction after carries it right after the checkpoint", async () => {
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
+  // The demo test ended on an applied compaction: undone, there is history to compact again.
+  await driver.click(await driver.waitFor("[data-testid=undo-button]"));
+  await driver.waitFor("[data-testid=notice]", { text: "Reverted" });
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "What comes next?" });
+  await driver.execute(`
+    const row = Array.from(document.querySelectorAll('[data-testid=stored-view] [data-testid=message]'))
+      .find((m) => m.textContent.includes('What comes next?') && m.querySelector('[data-testid=pin-message]'));
+    row.querySelector('[data-testid=pin-message]').click();`);
+  await driver.waitFor("[data-testid=pins] [data-testid=pin]", { text: "What comes next?" });
+  const id = await sessionId();
+  assert.deepEqual(cli("pin", id, "--list").map((p) => p.text), ["What comes next?"]);
+
+  await driver.click(await driver.waitFor("[data-testid=compact-button]"));
+  await driver.click(await driver.waitFor("[data-testid=compact-confirm]"));
+  await driver.waitFor("[data-testid=notice]", { text: "applied", timeoutMs: 30_000 });
+  await driver.waitFor("[data-testid=stored-view] .kind-pinned", { text: "What comes next?" });
+  await shot("pinned");
+  // What the next request carries: the checkpoint, then the pinned block.
+  const model = cli("sessions", "show", id, "--view", "model").messages;
+  const at = model.findLastIndex((m) => typeof m.content === "string" && m.content.startsWith("## Checkpoint"));
+  assert.ok(at >= 0, "a checkpoint in the model view");
+  assert.ok(model[at + 1].content.startsWith("## Pinned") && model[at + 1].content.includes("\nWhat comes next?\n"), model[at + 1].content);
+  const applied = cli("sessions", "show", id).compactions.at(-1);
+  assert.deepEqual(applied.fidelity.pins, [{ id: 1, kept: true }]);
+
+  // Removed from the panel: the list is empty again.
+  await driver.click(await driver.waitFor("[data-testid=remove-pin]"));
+  await driver.waitFor("[data-testid=notice]", { text: "Pin 1 removed" });
+  assert.deepEqual(cli("pin", id, "--list"), []);
+});
 
 test("an imported Codex session: source badge, read-only, reconstructed view, its compaction, followed live", async () => {
   try {

@@ -18,6 +18,7 @@ mod hardening;
 mod import;
 mod mcp;
 mod orphans;
+mod pins;
 mod profiles;
 mod proxy;
 mod real_server;

@@ -3,7 +3,7 @@
 // its own component; every action goes through `feedback.act` (progress, error, refresh).
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "./api";
-import type { FoundServer, JournalEntry, JsonValue, TrimmedDiff } from "./bindings";
+import type { FoundServer, JournalEntry, JsonValue, Pin, TrimmedDiff } from "./bindings";
 import { CompactDialog, ExportDialog, ImportDialog, ProposalDialog, ProxyDialog } from "./dialogs";
 import { SettingsDialog } from "./settings";
 import { useFeedback } from "./hooks/useAction";
@@ -116,6 +116,25 @@ export function App() {
 
   const { compact, undo, acknowledge, send, stop } = useActions({ selected, setSelected, loadSessions, feedback, live, updateLive, setDialog });
 
+  // Pins (I19): carried verbatim right after every checkpoint.
+  const [pins, setPins] = useState<Pin[]>([]);
+  useEffect(() => {
+    setPins([]);
+    if (selected) api.pinsList({ session: selected }).then(setPins, () => {});
+  }, [selected]);
+  const pin = (seq: number) =>
+    selected &&
+    feedback.act(
+      async () => {
+        const added = await api.pinsAdd({ session: selected, seq, text: null });
+        setPins(await api.pinsList({ session: selected }));
+        return added;
+      },
+      { notice: (p) => `Pinned #${seq} (pin ${p.id}): every request after a checkpoint carries it verbatim` },
+    );
+  const removePin = (id: number) =>
+    selected && feedback.act(async () => setPins(await api.pinsRemove({ session: selected, id })), { notice: () => `Pin ${id} removed` });
+
   const openDiff = async (seq: number) => {
     if (!selected) return;
     setTab("diffs");
@@ -226,7 +245,7 @@ export function App() {
               onNearStart={() => selected && view.loadOlder(selected)}
               onNearEnd={() => selected && view.loadNewer(selected)}
               hasNewer={view.hasNewer}
-              actions={{ openDiff, acknowledge }}
+              actions={{ openDiff, acknowledge, pin }}
             />
           )}
           {selected && tab === "model" && view.wire && (
@@ -263,6 +282,8 @@ export function App() {
         latestCheckpoint={latestCheckpoint}
         calls={view.stored?.modelCalls ?? []}
         session={current}
+        pins={pins}
+        onRemovePin={removePin}
         onOpenCall={(id) => {
           if (!selected) return;
           setTab("model");

@@ -145,7 +145,7 @@ export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: 
  */
 fidelity: Fidelity | null, };
 
-export type MessageKind = "system" | "user" | "assistant" | "toolResult" | "checkpoint" | "injectedContext";
+export type MessageKind = "system" | "user" | "assistant" | "toolResult" | "checkpoint" | "injectedContext" | "pinned";
 
 export type Envelope = { v: number, session: string, ts: string, } & ({ "type": "session", id: string, } | { "type": "compaction_started", reason: CompactionReason, focus: string | null, } | { "type": "compaction_completed", reason: CompactionReason, partial: boolean, before: Size, after: Size, summarizedMessages: number, summarizedChars: number, checkpointChars: number, pluginReports: Array<JsonValue>, 
 /**
@@ -373,7 +373,11 @@ export type Fidelity = {
 /**
  * `(checked - missing) / checked`; 1.0 when there was nothing to check.
  */
-score: number, checked: number, missing: Array<Missing>, };
+score: number, checked: number, missing: Array<Missing>, 
+/**
+ * Each pin (I19), kept when the request after the checkpoint carries it verbatim.
+ */
+pins?: Array<PinKept>, };
 
 export type Missing = { kind: MissingKind, value: string, 
 /**
@@ -391,7 +395,11 @@ export type LintReport = { compaction: number, status: Status, reason: Compactio
 /**
  * `(checked - missing) / checked`; 1.0 when there was nothing to check.
  */
-score: number, checked: number, missing: Array<Missing>, };
+score: number, checked: number, missing: Array<Missing>, 
+/**
+ * Each pin (I19), kept when the request after the checkpoint carries it verbatim.
+ */
+pins?: Array<PinKept>, };
 
 export type ModelViewPage = { session: string, api: Api, model: string, totalRows: number, offset: number, rows: Array<Array<WireItem>>, toolCatalogChars: number, toolCatalog: Array<CatalogShare>, chars: number, estimatedTokens: number, reconstructed: boolean, missing: Array<MissingPart>, };
 
@@ -812,6 +820,28 @@ source: string | null,
  * Only calls to this model.
  */
 model: string | null, };
+
+export type Pin = { id: number, 
+/**
+ * The message pinned; `None` for a sentence.
+ */
+seq: number | null, text: string, };
+
+export type PinKept = { id: PinId, kept: boolean, };
+
+export type PinId = number | string;
+
+export type PinRequest = { session: string, 
+/**
+ * Pin this message (its text as stored now)…
+ */
+seq: number | null, 
+/**
+ * …or this sentence.
+ */
+text: string | null, };
+
+export type PinRemove = { session: string, id: number, };
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

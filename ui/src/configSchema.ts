@@ -30,7 +30,11 @@ export const CONFIG_SCHEMA = {
         "threshold": 0.85,
         "keepTurns": 2,
         "maxOutputTokens": 16000,
-        "strategy": "native"
+        "strategy": "native",
+        "pinFiles": [
+          "AGENTS.md",
+          "CLAUDE.md"
+        ]
       }
     },
     "cacheCompact": {
@@ -259,6 +263,17 @@ export const CONFIG_SCHEMA = {
         "strategy": {
           "$ref": "#/$defs/Strategy",
           "default": "native"
+        },
+        "pinFiles": {
+          "description": "Workspace files whose contents are pinned: read at each compaction and carried verbatim\nafter the checkpoint.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "default": [
+            "AGENTS.md",
+            "CLAUDE.md"
+          ]
         }
       }
     },

@@ -109,6 +109,24 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = 50)]
         limit: usize,
     },
+    /// Pin a message or a sentence: every request after a checkpoint carries it verbatim
+    #[command(group(clap::ArgGroup::new("pin_action").required(true).args(["seq", "text", "list", "remove"])))]
+    Pin {
+        /// The session (id or unique prefix)
+        session: String,
+        /// Pin this message (its text as stored now)
+        #[arg(long, value_name = "N")]
+        seq: Option<i64>,
+        /// Pin this sentence
+        #[arg(long, value_name = "TEXT")]
+        text: Option<String>,
+        /// List the session's pins
+        #[arg(long)]
+        list: bool,
+        /// Remove this pin
+        #[arg(long, value_name = "ID")]
+        remove: Option<i64>,
+    },
     /// MCP tool servers (config `mcpServers`)
     Mcp {
         #[command(subcommand)]

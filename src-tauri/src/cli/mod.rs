@@ -68,6 +68,17 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
             let request = alisio_api::search::SearchRequest { query, source, project, limit: Some(limit) };
             out.show(&alisio_api::search::messages(app, request).await?)
         }
+        Command::Pin { session, seq, text, list, remove } => {
+            use alisio_api::pins;
+            if list {
+                out.show(&pins::list(app, alisio_api::sessions::SessionRequest::new(session)).await?)
+            } else if let Some(id) = remove {
+                let left = pins::remove(app, pins::PinRemove { session, id }).await?;
+                out.show(&human::sessions::PinRemoved { id, left })
+            } else {
+                out.show(&pins::add(app, pins::PinRequest { session, seq, text }).await?)
+            }
+        }
         Command::Usage { by, since, until, source, model } => {
             let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source, model };
             out.show(&alisio_api::usage::report(app, request).await?)
@@ -87,6 +98,7 @@ fn access(command: &Command) -> Access {
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
         Command::Models | Command::Mcp { .. } | Command::Usage { .. } | Command::Search { .. } => true,
+        Command::Pin { list, .. } => *list,
         Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } => false,
     };
     if shows {

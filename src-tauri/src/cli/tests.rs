@@ -30,6 +30,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls savings", &["calls::compaction_costs"]),
     ("usage", &["usage::report"]),
     ("search", &["search::messages"]),
+    ("pin", &["pins::add", "pins::list", "pins::remove"]),
     ("import", &["import::paths"]),
     ("mcp list", &["mcp::list"]),
     ("proxy", &["proxy::start", "proxy::stop"]),

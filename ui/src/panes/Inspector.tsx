@@ -1,5 +1,5 @@
 // The inspector (right): the context meter, the latest checkpoint, and every model call.
-import type { CompactionView, ContextMeter, ModelCallRecord, SessionSummary } from "../bindings";
+import type { CompactionView, ContextMeter, ModelCallRecord, Pin, SessionSummary } from "../bindings";
 import { CheckpointCard, Meter } from "../components";
 import { sessionFigures } from "../logic";
 
@@ -8,6 +8,8 @@ export function Inspector(props: {
   latestCheckpoint: CompactionView | undefined;
   calls: ModelCallRecord[];
   session: SessionSummary | null;
+  pins: Pin[];
+  onRemovePin: (id: number) => void;
   onOpenCall: (id: number) => void;
 }) {
   const figures = props.session ? sessionFigures(props.session) : [];
@@ -20,6 +22,21 @@ export function Inspector(props: {
           <h3>Session</h3>
           <ul class="figures" data-testid="inspector-figures">{figures.map((f) => <li>{f}</li>)}</ul>
         </>
+      )}
+      <h3>Pinned</h3>
+      {props.pins.length === 0 ? (
+        <div class="muted small">Nothing pinned (a message's "pin" button; rules files from compaction.pinFiles are pinned at each compaction).</div>
+      ) : (
+        <ul class="pins" data-testid="pins">
+          {props.pins.map((p) => (
+            <li data-testid="pin" key={p.id}>
+              <span class="muted">{p.seq !== null ? `#${p.seq}` : "text"}</span> <span class="pin-text" title={p.text}>{p.text.split("\n")[0]}</span>
+              <button class="link" data-testid="remove-pin" title={`Remove pin ${p.id}`} onClick={() => props.onRemovePin(p.id)}>
+                remove
+              </button>
+            </li>
+          ))}
+        </ul>
       )}
       <h3>Latest checkpoint</h3>
       {props.latestCheckpoint ? <CheckpointCard compaction={props.latestCheckpoint} fallback="" /> : <div class="muted">none applied</div>}

@@ -4,7 +4,7 @@ import type { CompactionView, JournalEntry, StoredMessage } from "../bindings";
 import { CheckpointCard, Collapsible, Flags } from "../components";
 import { formatChars, sourceNotes } from "../logic";
 
-export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void };
+export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void; pin: (seq: number) => void };
 
 const KIND_LABEL: Record<StoredMessage["kind"], string | null> = {
   system: null,
@@ -13,6 +13,7 @@ const KIND_LABEL: Record<StoredMessage["kind"], string | null> = {
   toolResult: null,
   checkpoint: "checkpoint",
   injectedContext: "injected context",
+  pinned: "pinned (carried verbatim after the checkpoint)",
 };
 
 export function MessageRow(props: {
@@ -27,7 +28,7 @@ export function MessageRow(props: {
   const { m, actions } = props;
   const checkpoint = m.kind === "checkpoint" && m.createdBy !== null ? props.compactions.get(m.createdBy) : undefined;
   return (
-    <div class={`msg role-${m.role} ${m.compacted ? "is-compacted" : ""} ${props.hit ? "hit" : ""}`} style={{ marginLeft: `${props.depth * 16}px` }} data-testid="message" data-seq={m.seq}>
+    <div class={`msg role-${m.role} kind-${m.kind} ${m.compacted ? "is-compacted" : ""} ${props.hit ? "hit" : ""}`} style={{ marginLeft: `${props.depth * 16}px` }} data-testid="message" data-seq={m.seq}>
       <div class="msg-head">
         <span class="role">{KIND_LABEL[m.kind] ?? m.role}</span>
         <span class="muted">#{m.seq}</span>
@@ -37,6 +38,11 @@ export function MessageRow(props: {
             {note}
           </span>
         ))}
+        {!m.summary && (
+          <button class="link pin" data-testid="pin-message" title="Pin: every request after a checkpoint carries this message verbatim" onClick={() => actions.pin(m.seq)}>
+            pin
+          </button>
+        )}
         {m.truncated && (
           <button class="link" data-testid="open-diff" onClick={() => actions.openDiff(m.seq)}>
             trimmed to {formatChars(m.chars)} — compare with the original

@@ -52,6 +52,8 @@ pub fn typescript() -> String {
         e::store::search::SearchHit, e::store::search::SearchResult, crate::search::SearchRequest,
         e::calls::CacheBreak, e::calls::BreakCause, e::calls::CompactionCost, e::cost::usage::UsageReport, e::cost::usage::UsageRow,
         e::cost::usage::UsageBy, e::store::usage::SessionRef, crate::usage::UsageRequest, crate::usage::UsageRowRequest,
+        e::store::pins::Pin, e::fidelity::PinKept, e::fidelity::PinId, crate::pins::PinRequest,
+        crate::pins::PinRemove,
     );
     let mut file = String::from(
         "// Generated from the Rust types by alisio-api (src-tauri/crates/api/src/bindings.rs). Do not edit.\n\

@@ -16,6 +16,7 @@ pub mod export;
 pub mod import;
 pub mod mcp;
 pub mod models;
+pub mod pins;
 pub mod proxy;
 mod registry;
 pub mod search;

@@ -85,6 +85,9 @@ commands! {
     calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
     calls_breaks => calls::breaks(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CacheBreak>;
     calls_compaction_costs => calls::compaction_costs(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CompactionCost>;
+    pins_add => pins::add(crate::pins::PinRequest) -> alisio_engine::store::pins::Pin;
+    pins_list => pins::list(crate::sessions::SessionRequest) -> Vec<alisio_engine::store::pins::Pin>;
+    pins_remove => pins::remove(crate::pins::PinRemove) -> Vec<alisio_engine::store::pins::Pin>;
     search_messages => search::messages(crate::search::SearchRequest) -> alisio_engine::store::search::SearchResult;
     usage_report => usage::report(crate::usage::UsageRequest) -> alisio_engine::cost::usage::UsageReport;
     usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;

@@ -64,6 +64,27 @@ pub struct Fidelity {
     pub score: f64,
     pub checked: u32,
     pub missing: Vec<Missing>,
+    /// Each pin (I19), kept when the request after the checkpoint carries it verbatim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub pins: Vec<PinKept>,
+}
+
+/// Which pin: a stored one by its id, or a rules file by its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum PinId {
+    Stored(i64),
+    File(String),
+}
+
+/// Whether a compaction's request carries a pin verbatim (`fidelity.pins`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PinKept {
+    pub id: PinId,
+    pub kept: bool,
 }
 
 /// A checkpoint as the checks read it: its sections, or one text standing for all of them.
@@ -448,7 +469,7 @@ pub fn assess(span: &[Message], checkpoint: &CheckpointText<'_>, workspace: &str
     }
 
     let score = if checked == 0 { 1.0 } else { (checked as f64 - missing.len() as f64) / checked as f64 };
-    Fidelity { score: (score * 1000.0).round() / 1000.0, checked, missing }
+    Fidelity { score: (score * 1000.0).round() / 1000.0, checked, missing, pins: Vec::new() }
 }
 
 #[cfg(test)]

@@ -325,6 +325,8 @@ pub enum MessageKind {
     Checkpoint,
     /// Context a plugin added after a checkpoint (e.g. remembered facts).
     InjectedContext,
+    /// The pins and rules files a compaction carried verbatim right after its checkpoint (I19).
+    Pinned,
 }
 
 /// A stored message as the stored view shows it. `kind` says what it is; `truncated` marks a
@@ -499,6 +501,11 @@ fn shown_journal(store: &Store, session: &str) -> Result<Vec<JournalEntry>> {
     Ok(journal)
 }
 
+/// The pinned block a compaction stored after its checkpoint (`meta.pinned`).
+fn is_pinned(meta: Option<&serde_json::Value>) -> bool {
+    meta.and_then(|m| m.get("pinned")).and_then(serde_json::Value::as_bool) == Some(true)
+}
+
 fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &HashSet<i64>) -> Vec<StoredMessage> {
     let pending: HashSet<i64> = journal
         .iter()
@@ -510,6 +517,7 @@ fn stored_messages(raw: Vec<Message>, journal: &[JournalEntry], checkpoints: &Ha
             uncertain: m.uncertain || pending.contains(&m.seq),
             kind: match m.role {
                 _ if m.summary && checkpoints.contains(&m.seq) => MessageKind::Checkpoint,
+                _ if m.summary && is_pinned(m.meta.as_ref()) => MessageKind::Pinned,
                 _ if m.summary => MessageKind::InjectedContext,
                 Role::System => MessageKind::System,
                 Role::User => MessageKind::User,

@@ -4,7 +4,7 @@
 mod calls;
 mod compaction;
 mod servers;
-mod sessions;
+pub(crate) mod sessions;
 
 use std::io::Write;
 

@@ -182,3 +182,37 @@ impl Human for alisio_engine::store::search::SearchResult {
         }
     }
 }
+
+impl Human for alisio_engine::store::pins::Pin {
+    fn print(&self) {
+        let what = self.seq.map_or("a sentence".to_string(), |seq| format!("message #{seq}"));
+        println!("Pinned {what} as pin {}: every request after a checkpoint carries it verbatim.", self.id);
+    }
+}
+
+impl Human for Vec<alisio_engine::store::pins::Pin> {
+    fn print(&self) {
+        if self.is_empty() {
+            println!("No pins (rules files from compaction.pinFiles are pinned at each compaction).");
+        }
+        for pin in self {
+            let from = pin.seq.map_or("text".to_string(), |seq| format!("#{seq}"));
+            let first = pin.text.lines().next().unwrap_or_default();
+            let more = if pin.text.lines().nth(1).is_some() { " …" } else { "" };
+            println!("{:>4}  {from:<7} {first}{more}", pin.id);
+        }
+    }
+}
+
+/// `pin --remove`: the pin removed and those left.
+#[derive(serde::Serialize)]
+pub struct PinRemoved {
+    pub id: i64,
+    pub left: Vec<alisio_engine::store::pins::Pin>,
+}
+
+impl Human for PinRemoved {
+    fn print(&self) {
+        println!("Removed pin {}; {} left.", self.id, self.left.len());
+    }
+}

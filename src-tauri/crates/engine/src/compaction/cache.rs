@@ -115,16 +115,19 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     let partial = completion.finish_reason.as_deref() == Some("length");
     let content = format!("{SUMMARY_HEADING}\n\n{summary}");
     let checkpoint_chars = content.chars().count() as u64;
-    let fidelity = crate::fidelity::assess(
+    let mut fidelity = crate::fidelity::assess(
         &ctx.store.messages_by_seq(&session.id, &summarized_seqs)?,
         &crate::fidelity::CheckpointText::Text(summary),
         &session.workspace,
     );
+    let pinned = super::pins::block(ctx)?;
+    let pinned_chars = pinned.as_ref().map_or(0, |b| b.chars());
+    fidelity.pins = pinned.as_ref().map(|b| b.kept_in(&b.text)).unwrap_or_default();
     let record = NewCompaction {
         reason: CompactionReason::Cache,
         span: summarized_seqs,
         before_chars,
-        after_chars: before_chars - summarized_chars + checkpoint_chars,
+        after_chars: before_chars - summarized_chars + checkpoint_chars + pinned_chars,
         detail: RecordDetail::Checkpoint(Box::new(CheckpointDetail {
             focus: None,
             partial,
@@ -140,7 +143,14 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        compactions::apply_checkpoint(tx, &session.id, id, anchor, &content, &[], &record.span)?;
+        compactions::apply_checkpoint(
+            tx,
+            &session.id,
+            id,
+            anchor,
+            &compactions::Added { checkpoint: &content, pinned: pinned.as_ref().map(|b| b.text.as_str()), inject: &[] },
+            &record.span,
+        )?;
         Ok(id)
     })?;
     debug(ctx.config, format_args!("cut {} messages behind a {checkpoint_chars}-char summary", record.span.len()));

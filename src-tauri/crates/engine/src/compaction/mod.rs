@@ -10,6 +10,7 @@ pub mod cache;
 pub mod checkpoint;
 mod fit;
 mod native;
+pub mod pins;
 pub mod plugins;
 pub mod probe;
 pub mod reduction;

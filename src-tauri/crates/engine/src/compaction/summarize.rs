@@ -151,10 +151,13 @@ pub async fn compact(
     let summarized_chars: u64 = summarized.iter().map(|m| m.chars).sum();
     let checkpoint_chars = rendered.chars().count() as u64;
     let inject_chars: u64 = inject.iter().map(|c| c.chars().count() as u64).sum();
-    let after_chars = before_chars - summarized_chars + checkpoint_chars + inject_chars;
+    let pinned = super::pins::block(ctx)?;
+    let pinned_chars = pinned.as_ref().map_or(0, |b| b.chars());
+    let after_chars = before_chars - summarized_chars + checkpoint_chars + pinned_chars + inject_chars;
     let span: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
     let checkpoint_json = serde_json::to_value(&parsed.checkpoint)?;
-    let fidelity = assess(&summarized, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
+    let mut fidelity = assess(&summarized, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
+    fidelity.pins = pinned.as_ref().map(|b| b.kept_in(&b.text)).unwrap_or_default();
     let record = NewCompaction {
         reason,
         span,
@@ -192,7 +195,12 @@ pub async fn compact(
     }
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        compactions::apply_checkpoint(tx, &session.id, id, anchor, &rendered, &inject, &record.span)?;
+        let added = compactions::Added {
+            checkpoint: &rendered,
+            pinned: pinned.as_ref().map(|b| b.text.as_str()),
+            inject: &inject,
+        };
+        compactions::apply_checkpoint(tx, &session.id, id, anchor, &added, &record.span)?;
         Ok(id)
     })?;
     emit_completed(ctx, &record);
@@ -363,7 +371,10 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
     let checkpoint_json = serde_json::to_value(&checkpoint)?;
     let applied_checkpoint = checkpoint_json.clone();
     let replaced = ctx.store.messages_by_seq(&session.id, &span)?;
-    let fidelity = assess(&replaced, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
+    let mut fidelity = assess(&replaced, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
+    // Pins as they are now: the proposal may have waited while pins or rules files changed.
+    let pinned = super::pins::block(ctx)?;
+    fidelity.pins = pinned.as_ref().map(|b| b.kept_in(&b.text)).unwrap_or_default();
     let applied = NewCompaction {
         reason: record.reason,
         span,
@@ -392,8 +403,11 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
             &session.id,
             proposal,
             anchor,
-            &rendered,
-            &proposed.inject_context,
+            &compactions::Added {
+                checkpoint: &rendered,
+                pinned: pinned.as_ref().map(|b| b.text.as_str()),
+                inject: &proposed.inject_context,
+            },
             &applied.span,
         )?;
         Ok(())

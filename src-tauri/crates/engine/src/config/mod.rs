@@ -335,11 +335,21 @@ pub struct CompactionConfig {
     #[schemars(range(min = 256, max = 1_000_000))]
     pub max_output_tokens: u32,
     pub strategy: Strategy,
+    /// Workspace files whose contents are pinned: read at each compaction and carried verbatim
+    /// after the checkpoint.
+    pub pin_files: Vec<String>,
 }
 
 impl Default for CompactionConfig {
     fn default() -> Self {
-        Self { auto: true, threshold: 0.85, keep_turns: 2, max_output_tokens: 16_000, strategy: Strategy::Native }
+        Self {
+            auto: true,
+            threshold: 0.85,
+            keep_turns: 2,
+            max_output_tokens: 16_000,
+            strategy: Strategy::Native,
+            pin_files: vec!["AGENTS.md".into(), "CLAUDE.md".into()],
+        }
     }
 }
 

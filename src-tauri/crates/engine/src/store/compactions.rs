@@ -320,18 +320,33 @@ pub fn hide_messages(tx: &Tx<'_>, session: &str, id: i64, seqs: &[i64]) -> Resul
 }
 
 /// Applies a checkpoint record: adds the checkpoint and injected context at `anchor`, hides the span.
+/// What a compaction puts in the view, in this order: its checkpoint, the pinned block (I19), and
+/// the context plugins asked to inject.
+pub struct Added<'a> {
+    pub checkpoint: &'a str,
+    pub pinned: Option<&'a str>,
+    pub inject: &'a [String],
+}
+
 pub fn apply_checkpoint(
     tx: &Tx<'_>,
     session: &str,
     id: i64,
     anchor: i64,
-    checkpoint_text: &str,
-    inject: &[String],
+    added: &Added<'_>,
     summarized_seqs: &[i64],
 ) -> Result<i64> {
     hide_messages(tx, session, id, summarized_seqs)?;
-    let seq = append_message(tx, session, &NewMessage::summary(checkpoint_text, anchor, id))?;
-    for context in inject {
+    let seq = append_message(tx, session, &NewMessage::summary(added.checkpoint, anchor, id))?;
+    if let Some(block) = added.pinned {
+        // Right after the checkpoint, marked so the views can show it as pinned.
+        let pinned_seq = append_message(tx, session, &NewMessage::summary(block, anchor, id))?;
+        tx.conn().execute(
+            "UPDATE messages SET meta = '{\"pinned\":true}' WHERE session_id = ?1 AND seq = ?2",
+            params![session, pinned_seq],
+        )?;
+    }
+    for context in added.inject {
         append_message(tx, session, &NewMessage::summary(context.clone(), anchor, id))?;
     }
     tx.conn().execute(

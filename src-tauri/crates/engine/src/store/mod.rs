@@ -7,6 +7,7 @@ pub mod compactions;
 pub mod imported;
 pub mod journal;
 mod ledger;
+pub mod pins;
 pub mod search;
 pub mod sessions;
 pub mod usage;

@@ -1,0 +1,152 @@
+//! Pins (I19) end to end: `alisio pin`, the rules files of `compaction.pinFiles`, and the block
+//! every request after a checkpoint carries right after it — checked in the bodies the scripted
+//! server received, across ten compactions of each strategy.
+
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+use super::support::{Answer, Harness, Reply};
+
+const SENTENCE: &str = "Never edit files under vendor/: they are generated.";
+const CHECKPOINT_HEADING: &str = "## Checkpoint — summary of the earlier conversation";
+const CACHE_HEADING: &str = "## Prior work summary";
+
+fn checkpoint(n: usize) -> Reply {
+    let sections = json!({
+        "goal": format!("goal after compaction {n}"), "instructions": [], "discoveries": [], "accomplished": "",
+        "currentState": "idle", "nextSteps": ["continue"], "relevantFiles": [],
+    });
+    Reply::Answer(Answer::text(&sections.to_string()))
+}
+
+fn content(message: &Value) -> &str {
+    message["content"].as_str().unwrap_or_default()
+}
+
+/// The messages of a request body right after the (last) message starting with `heading`.
+fn after_heading<'a>(body: &'a Value, heading: &str) -> (&'a Value, Option<&'a Value>) {
+    let messages = body["messages"].as_array().unwrap();
+    let at = messages.iter().rposition(|m| content(m).starts_with(heading)).unwrap_or_else(|| {
+        panic!("no {heading} in the request: {body:#}");
+    });
+    (&messages[at], messages.get(at + 1))
+}
+
+fn pin_ids(h: &Harness, session: &str) -> Vec<Value> {
+    let mut ids: Vec<Value> = pins(h, session).iter().map(|p| p["id"].clone()).collect();
+    ids.push(json!("AGENTS.md"));
+    ids
+}
+
+fn pins(h: &Harness, session: &str) -> Vec<Value> {
+    let rows = h.rows(&format!("SELECT id, seq, text FROM pins WHERE session_id = '{session}' ORDER BY id"));
+    rows.into_iter().map(|r| json!({"id": r[0], "seq": r[1], "text": r[2]})).collect()
+}
+
+async fn show(h: &Harness, session: &str) -> Value {
+    let run = h.alisio(&["sessions", "show", session, "--json"]).await;
+    run.assert_ok();
+    run.json()
+}
+
+/// Each compaction's fidelity names every pin, kept.
+fn assert_fidelity_keeps(shown: &Value, ids: &[Value], compactions: usize) {
+    let records = shown["compactions"].as_array().unwrap();
+    assert_eq!(records.len(), compactions);
+    for record in records {
+        let kept: Vec<Value> = record["fidelity"]["pins"].as_array().unwrap().to_vec();
+        let expected: Vec<Value> = ids.iter().map(|id| json!({"id": id, "kept": true})).collect();
+        assert_eq!(kept, expected, "compaction {}", record["id"]);
+    }
+}
+
+#[tokio::test]
+async fn pins_and_rules_files_follow_every_native_checkpoint_verbatim() {
+    let mut script = vec![Reply::Answer(Answer::text("answer 1")), Reply::Answer(Answer::text("answer 2"))];
+    for n in 1..=10 {
+        script.push(checkpoint(n));
+        script.push(Reply::Answer(Answer::text(&format!("answer after {n}"))));
+    }
+    let h = Harness::with_config(script, json!({"plugins": [], "compaction": {"keepTurns": 1}})).await;
+    std::fs::write(h.ws().join("AGENTS.md"), "Run ./tests/run before every commit.\n").unwrap();
+    let session = h.run(&[], "first question").await.assert_ok().session();
+    h.run(&["--session", &session], "second question").await.assert_ok();
+
+    // A message and a sentence, pinned from the CLI.
+    let pinned = h.alisio(&["pin", &session, "--seq", "1", "--json"]).await;
+    pinned.assert_ok();
+    assert_eq!(pinned.json(), json!({"id": 1, "seq": 1, "text": "first question"}));
+    h.alisio(&["pin", &session, "--text", SENTENCE, "--json"]).await.assert_ok();
+    let listed = h.alisio(&["pin", &session, "--list", "--json"]).await;
+    listed.assert_ok();
+    assert_eq!(
+        listed.json(),
+        json!([{"id": 1, "seq": 1, "text": "first question"}, {"id": 2, "seq": null, "text": SENTENCE}])
+    );
+
+    for n in 1..=10 {
+        if n == 6 {
+            // A rules file edited between compactions: the next block carries the new text only.
+            std::fs::write(h.ws().join("AGENTS.md"), "Run ./tests/run and cargo fmt before every commit.\n").unwrap();
+        }
+        h.alisio(&["compact", &session, "--json"]).await.assert_ok();
+        h.run(&["--session", &session], &format!("question after {n}")).await.assert_ok();
+        let bodies = h.server.bodies();
+        let (checkpoint, next) = after_heading(bodies.last().unwrap(), CHECKPOINT_HEADING);
+        assert!(content(checkpoint).contains(&format!("goal after compaction {n}")), "compaction {n}");
+        let block = content(next.expect("a message after the checkpoint"));
+        assert!(block.starts_with("## Pinned"), "compaction {n}: {block}");
+        assert!(block.contains("\nfirst question\n") && block.contains(&format!("\n{SENTENCE}\n")), "{block}");
+        let rules = if n < 6 { "Run ./tests/run before" } else { "Run ./tests/run and cargo fmt before" };
+        assert!(block.contains(&format!("### AGENTS.md\n\n{rules}")), "compaction {n}: {block}");
+        if n >= 6 {
+            assert!(!block.contains("Run ./tests/run before"), "the old rules are gone: {block}");
+        }
+        // One block per request: the previous one was summarized with its checkpoint.
+        let blocks = bodies.last().unwrap()["messages"].as_array().unwrap().iter();
+        assert_eq!(blocks.filter(|m| content(m).starts_with("## Pinned")).count(), 1);
+    }
+    assert_fidelity_keeps(&show(&h, &session).await, &pin_ids(&h, &session), 10);
+
+    // The stored view marks the block; removing a pin leaves it out of the next block.
+    let stored = h.alisio(&["sessions", "show", &session, "--view", "stored", "--json"]).await;
+    stored.assert_ok();
+    let kinds: Vec<Value> = stored.json()["messages"].as_array().unwrap().iter().map(|m| m["kind"].clone()).collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "pinned").count(), 10, "{kinds:?}");
+    let removed = h.alisio(&["pin", &session, "--remove", "2", "--json"]).await;
+    removed.assert_ok();
+    assert_eq!(removed.json()["left"], json!([{"id": 1, "seq": 1, "text": "first question"}]));
+    let missing = h.alisio(&["pin", &session, "--remove", "2"]).await;
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("has no pin 2"), "{}", missing.stderr);
+}
+
+#[tokio::test]
+async fn pins_follow_every_cache_summary_verbatim() {
+    let usage = |answer: Answer, prompt: u64| Reply::Answer(Answer { usage: Some((prompt, 10, 0)), ..answer });
+    let mut script = vec![usage(Answer::text("first answer"), 1000)];
+    for n in 1..=10 {
+        script.push(usage(Answer::calls(&[(&format!("c{n}"), "list_dir", json!({"path": "."}))]), 7000));
+        script.push(usage(Answer::text(&format!("GOAL: ship. DONE: step {n}.")), 7100));
+        script.push(usage(Answer::text(&format!("resumed {n}")), 500));
+    }
+    let config = json!({"plugins": [], "compaction": {"strategy": "cache", "pinFiles": ["RULES.md"]},
+                        "cacheCompact": {"contextLimit": 10000}});
+    let h = Harness::with_config(script, config).await;
+    std::fs::write(h.ws().join("RULES.md"), "Answer in English.\n").unwrap();
+    std::fs::write(h.ws().join("AGENTS.md"), "not pinned: not in pinFiles\n").unwrap();
+    let session = h.run(&[], "first").await.assert_ok().session();
+    h.alisio(&["pin", &session, "--text", SENTENCE]).await.assert_ok();
+    for n in 1..=10 {
+        h.run(&["--session", &session], &format!("turn {n}")).await.assert_ok();
+        let bodies = h.server.bodies();
+        let resumed = bodies.last().unwrap();
+        let (summary, next) = after_heading(resumed, CACHE_HEADING);
+        assert!(content(summary).contains(&format!("DONE: step {n}.")), "cut {n}");
+        let block = content(next.expect("a message after the summary"));
+        assert!(block.starts_with("## Pinned") && block.contains(&format!("\n{SENTENCE}\n")), "cut {n}: {block}");
+        assert!(block.contains("### RULES.md\n\nAnswer in English.\n") && !block.contains("not pinned"), "{block}");
+    }
+    let shown = show(&h, &session).await;
+    assert_fidelity_keeps(&shown, &[json!(1), json!("RULES.md")], 10);
+}
