@@ -150,3 +150,79 @@ async fn pins_follow_every_cache_summary_verbatim() {
     let shown = show(&h, &session).await;
     assert_fidelity_keeps(&shown, &[json!(1), json!("RULES.md")], 10);
 }
+
+/// The tool message answering `call` in a list of request messages.
+fn tool_result<'a>(messages: &'a [Value], call: &str) -> &'a Value {
+    messages
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == call)
+        .unwrap_or_else(|| panic!("no result of {call}"))
+}
+
+async fn model_messages(h: &Harness, session: &str) -> Vec<Value> {
+    let run = h.alisio(&["sessions", "show", session, "--view", "model", "--json"]).await;
+    run.assert_ok();
+    run.json()["messages"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn masking_replaces_old_tool_results_keeps_the_pairs_and_undo_restores_the_request() {
+    let h = Harness::with_config(
+        vec![
+            Reply::Answer(Answer::calls(&[("call_a", "list_dir", json!({"path": "."}))])),
+            Reply::Answer(Answer::text("done 1")),
+            Reply::Answer(Answer::calls(&[("call_b", "list_dir", json!({"path": "."}))])),
+            Reply::Answer(Answer::text("done 2")),
+            Reply::Answer(Answer::text("answer 3")),
+            Reply::Answer(Answer::text("answer 4")),
+        ],
+        json!({"plugins": [], "compaction": {"strategy": "mask", "keepTurns": 1}}),
+    )
+    .await;
+    std::fs::write(h.ws().join("notes.txt"), "a file for list_dir to find\n").unwrap();
+    let session = h.run(&[], "list it").await.assert_ok().session();
+    h.run(&["--session", &session], "list it again").await.assert_ok();
+    h.run(&["--session", &session], "and now?").await.assert_ok();
+    let before = model_messages(&h, &session).await;
+    let calls_before = h.server.bodies().len();
+
+    let masked = h.alisio(&["compact", &session, "--json"]).await;
+    masked.assert_ok();
+    assert_eq!(masked.event_types(), ["compaction_started", "compaction_completed"]);
+    assert_eq!(masked.events()[0]["reason"], "mask");
+    assert_eq!(h.server.bodies().len(), calls_before, "masking calls no model");
+    let after = model_messages(&h, &session).await;
+    assert_eq!(after.len(), before.len(), "every message keeps its place");
+    for call in ["call_a", "call_b"] {
+        let original = tool_result(&before, call)["content"].as_str().unwrap().chars().count();
+        assert_eq!(tool_result(&after, call)["content"], format!("[output omitted: {original} chars, call {call}]"));
+        // The call that asked for it is still there, under the same id, right before it.
+        let at = after.iter().position(|m| m["role"] == "tool" && m["tool_call_id"] == call).unwrap();
+        assert_eq!(after[at - 1]["tool_calls"][0]["id"], call);
+    }
+    // Everything but the results is untouched; the originals stay stored.
+    for (b, a) in before.iter().zip(&after) {
+        if b["role"] != "tool" {
+            assert_eq!(a, b);
+        }
+    }
+    assert_eq!(
+        h.rows("SELECT kind, reason, status FROM compactions"),
+        vec![vec![json!("reduction"), json!("mask"), json!("applied")]]
+    );
+    let originals = h.rows("SELECT tool_call_id FROM messages WHERE compacted_by = 1 ORDER BY seq");
+    assert_eq!(originals, vec![vec![json!("call_a")], vec![json!("call_b")]]);
+
+    // Undo restores the request byte for byte.
+    h.alisio(&["compact", &session, "--undo", "--json"]).await.assert_ok();
+    assert_eq!(model_messages(&h, &session).await, before);
+
+    // Masked again, the next request the server receives carries the placeholders.
+    h.alisio(&["compact", &session, "--json"]).await.assert_ok();
+    h.run(&["--session", &session], "one more").await.assert_ok();
+    let sent = h.server.bodies().last().unwrap()["messages"].as_array().unwrap().clone();
+    assert!(tool_result(&sent, "call_a")["content"].as_str().unwrap().starts_with("[output omitted: "));
+    let again = h.alisio(&["compact", &session, "--json"]).await;
+    again.assert_ok();
+    assert_eq!(again.event_types(), ["compaction_skipped"], "placeholders are not masked twice");
+}

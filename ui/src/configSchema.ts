@@ -282,7 +282,9 @@ export const CONFIG_SCHEMA = {
       "type": "string",
       "enum": [
         "native",
-        "cache"
+        "cache",
+        "mask",
+        "hybrid"
       ]
     },
     "CacheCompactConfig": {

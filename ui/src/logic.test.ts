@@ -327,7 +327,7 @@ describe("settings hints come from the engine's schema", () => {
     expect(defaultHint(["limits", "maxTokens"])).toBe("none");
     expect(rangeHint(["compaction", "threshold"])).toBe("0.1–0.99");
     expect(rangeHint(["mcpServers", "any", "startupTimeoutMs"])).toBe("100–600000");
-    expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache"]);
+    expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache", "mask", "hybrid"]);
     expect(optionsAt(["profiles", "local", "api"])).toEqual(["chat", "responses"]);
   });
 });

@@ -16,15 +16,18 @@ pub enum CompactionReason {
     Cache,
     /// Imported from an agent whose record does not say why it compacted.
     Unknown,
+    /// Old tool results masked (`compaction.strategy` `mask` or `hybrid`; I19).
+    Mask,
 }
 
 impl CompactionReason {
-    pub const ALL: [CompactionReason; 5] = [
+    pub const ALL: [CompactionReason; 6] = [
         CompactionReason::Manual,
         CompactionReason::Auto,
         CompactionReason::Budget,
         CompactionReason::Cache,
         CompactionReason::Unknown,
+        CompactionReason::Mask,
     ];
 
     pub fn as_str(self) -> &'static str {

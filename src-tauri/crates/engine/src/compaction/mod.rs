@@ -9,6 +9,7 @@ pub mod budget;
 pub mod cache;
 pub mod checkpoint;
 mod fit;
+pub mod mask;
 mod native;
 pub mod pins;
 pub mod plugins;
@@ -19,5 +20,5 @@ mod summarize;
 
 pub use budget::Pressure;
 pub use fit::{pressure, reduce_kept_tail};
-pub use strategy::{strategy_for, ContextStrategy, StepEnd, ToolGate};
+pub use strategy::{compact_now, strategy_for, ContextStrategy, StepEnd, ToolGate};
 pub use summarize::{apply_proposal, compact, shape_of, undo_compaction, CompactOutcome};

@@ -64,7 +64,7 @@ pub(super) async fn guard(
                 }
             } else {
                 tracing::debug!(?trigger, "automatic compaction due");
-                let outcome = compact(ctx, plugins, CompactionReason::Auto, None, false).await?;
+                let outcome = super::strategy::compact_now(ctx, plugins, CompactionReason::Auto, None, false).await?;
                 attempt = CompactionAttempt::from(&outcome);
                 pressure = self::pressure(ctx)?;
             }

@@ -5,13 +5,17 @@
 
 use futures_util::future::BoxFuture;
 
+use super::budget::auto_compaction_due;
 use super::cache::{self, cache_strategy_applies};
+use super::fit::pressure;
+use super::mask::mask;
 use super::native;
 use super::plugins::CompactionPlugin;
-use super::summarize::CompactOutcome;
-use crate::config::Config;
+use super::summarize::{compact, CompactOutcome};
+use crate::config::{Config, Strategy};
 use crate::context::Context;
 use crate::error::Result;
+use crate::events::CompactionReason;
 use crate::provider::Completion;
 use crate::transcript::estimate_tokens;
 
@@ -57,6 +61,34 @@ pub fn strategy_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>
         Box::new(CacheStrategy::default())
     } else {
         Box::new(NativeStrategy { plugins, turn: native::TurnMemory::default() })
+    }
+}
+
+/// A compaction asked for (or due) under `compaction.strategy`: `mask` masks old tool results and
+/// calls no summarizer; `hybrid` masks first and summarizes only when the request is still over the
+/// threshold; the others summarize. A preview always summarizes (masking has nothing to review).
+pub async fn compact_now(
+    ctx: &Context<'_>,
+    plugins: &[Box<dyn CompactionPlugin>],
+    reason: CompactionReason,
+    focus: Option<&str>,
+    preview: bool,
+) -> Result<CompactOutcome> {
+    match ctx.config.compaction.strategy {
+        Strategy::Mask if !preview => mask(ctx, CompactionReason::Mask).await,
+        Strategy::Hybrid if !preview => {
+            let masked = mask(ctx, CompactionReason::Mask).await?;
+            let window = ctx.model.context_window().await;
+            let settings = &ctx.config.compaction;
+            let due =
+                auto_compaction_due(pressure(ctx)?, window, settings.threshold, ctx.config.limits.max_context_chars);
+            if due.is_some() {
+                compact(ctx, plugins, reason, focus, false).await
+            } else {
+                Ok(masked)
+            }
+        }
+        _ => compact(ctx, plugins, reason, focus, preview).await,
     }
 }
 

@@ -438,7 +438,8 @@ impl Store {
             let newest: Option<i64> = tx
                 .conn()
                 .query_row(
-                    "SELECT max(id) FROM compactions WHERE session_id = ?1 AND kind = 'checkpoint' AND status = 'applied'",
+                    "SELECT max(id) FROM compactions
+                     WHERE session_id = ?1 AND (kind = 'checkpoint' OR reason = 'mask') AND status = 'applied'",
                     [session],
                     |r| r.get(0),
                 )

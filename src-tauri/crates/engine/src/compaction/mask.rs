@@ -1,0 +1,85 @@
+//! Observation masking (I19, `compaction.strategy: "mask"`): no summarizer call. Tool results older
+//! than the last `keepTurns` turns are replaced in the request by one line naming their size and
+//! call id; calls and results stay paired under their ids, the stored originals are untouched
+//! (hidden behind copies, like a reduction), and the record, of reason `mask`, is undone like any
+//! compaction. `hybrid` masks first and summarizes only when that is not enough (`native`).
+
+use crate::context::Context;
+use crate::error::Result;
+use crate::events::{CompactionReason, Event, Size};
+use crate::store::compactions::{self, NewCompaction, RecordDetail, Status};
+use crate::store::sessions::append_message;
+use crate::transcript::{estimate_tokens, Message, NewMessage, Role};
+
+use super::boundary::select_safe_boundary;
+use super::summarize::{shape_of, CompactOutcome};
+
+/// What a masked tool result reads in the request.
+pub fn placeholder(chars: u64, call_id: &str) -> String {
+    format!("[output omitted: {chars} chars, call {call_id}]")
+}
+
+/// Whether `message` is a tool result masking may replace: a result, not already a placeholder
+/// or a reduced copy (those stand in for an original: `created_by`).
+fn maskable(message: &Message) -> bool {
+    message.role == Role::Tool && !message.summary && message.created_by.is_none() && message.tool_call_id.is_some()
+}
+
+/// Masks the tool results before the kept turns. `Skipped` when there is none.
+pub async fn mask(ctx: &Context<'_>, reason: CompactionReason) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    let live = ctx.store.live_messages(&session.id)?;
+    let shapes: Vec<_> = live.iter().map(shape_of).collect();
+    let cut = match select_safe_boundary(&shapes, ctx.config.compaction.keep_turns) {
+        Ok(cut) => cut,
+        Err(skip) => return Ok(skipped(ctx, skip.message())),
+    };
+    let targets: Vec<&Message> = live[..cut].iter().filter(|m| maskable(m)).collect();
+    if targets.is_empty() {
+        return Ok(skipped(ctx, "there is no tool result before the kept turns to mask"));
+    }
+    ctx.emit(Event::CompactionStarted { reason, focus: None });
+    let before_chars: u64 = live.iter().map(|m| m.chars).sum();
+    let copies: Vec<(i64, String)> = targets
+        .iter()
+        .map(|m| (m.seq, placeholder(m.content.chars().count() as u64, m.tool_call_id.as_deref().unwrap_or_default())))
+        .collect();
+    let masked_chars: u64 = targets.iter().map(|m| m.chars).sum();
+    let placeholder_chars: u64 = copies.iter().map(|(_, text)| text.chars().count() as u64).sum();
+    let record = NewCompaction {
+        reason,
+        span: copies.iter().map(|(seq, _)| *seq).collect(),
+        before_chars,
+        after_chars: before_chars - masked_chars + placeholder_chars,
+        detail: RecordDetail::Reduction,
+    };
+    let id = ctx.store.write(|tx| {
+        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
+        compactions::hide_messages(tx, &session.id, id, &record.span)?;
+        for (original, (_, text)) in targets.iter().zip(&copies) {
+            let mut copy = NewMessage::reduced_copy(original, text.clone(), id);
+            // A placeholder is not a cut of the text: the views show it as masked, not trimmed.
+            copy.truncated = false;
+            append_message(tx, &session.id, &copy)?;
+        }
+        compactions::applied_when_created(tx, id)?;
+        Ok(id)
+    })?;
+    ctx.emit(Event::CompactionCompleted {
+        reason,
+        partial: false,
+        before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
+        after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
+        summarized_messages: record.span.len() as u64,
+        summarized_chars: masked_chars,
+        checkpoint_chars: placeholder_chars,
+        plugin_reports: Vec::new(),
+        fidelity: None,
+    });
+    Ok(CompactOutcome::Completed { compaction: id, partial: false })
+}
+
+fn skipped(ctx: &Context<'_>, why: &str) -> CompactOutcome {
+    ctx.emit(Event::CompactionSkipped { reason: why.to_string() });
+    CompactOutcome::Skipped { reason: why.to_string() }
+}
