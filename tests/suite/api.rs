@@ -283,7 +283,17 @@ fn alisio_without_a_subcommand_names_a_missing_window_binary() {
     let dir = tempfile::tempdir().unwrap();
     let lone = dir.path().join("alisio");
     std::fs::copy(super::support::BIN, &lone).unwrap();
-    let out = std::process::Command::new(&lone).output().unwrap();
+    // A process another test forks while the copy is open for writing holds it open: the kernel
+    // then refuses to run the copy (ETXTBSY) until that child has exec'd. Wait that moment out.
+    let out = (0..100)
+        .find_map(|_| match std::process::Command::new(&lone).output() {
+            Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                None
+            }
+            other => Some(other.unwrap()),
+        })
+        .expect("the copy stayed busy for 2 s");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("alisio-window") && stderr.contains("is missing"), "{stderr}");
