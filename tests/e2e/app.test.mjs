@@ -234,6 +234,10 @@ test("pins: a message pinned from its button is listed, and the compaction after
   assert.ok(model[at + 1].content.startsWith("## Pinned") && model[at + 1].content.includes("\nWhat comes next?\n"), model[at + 1].content);
   const applied = cli("sessions", "show", id).compactions.at(-1);
   assert.deepEqual(applied.fidelity.pins, [{ id: 1, kept: true }]);
+  // The model view marks the block.
+  await driver.click(await driver.waitFor("[data-testid=tab-model]"));
+  await driver.waitFor("[data-testid=wire-item] [data-testid=wire-pinned]");
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
 
   // Removed from the panel: the list is empty again.
   await driver.click(await driver.waitFor("[data-testid=remove-pin]"));

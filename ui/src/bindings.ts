@@ -859,3 +859,6 @@ export const WINDOW_TRUST_LIMIT = 2000000;
 
 /** Characters per token in every estimate. */
 export const CHARS_PER_TOKEN = 4;
+
+/** The heading of the block of pins a compaction carries after its checkpoint. */
+export const PINNED_HEADING = "## Pinned";

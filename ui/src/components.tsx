@@ -1,7 +1,7 @@
 // Presentational pieces of the window: message cards, checkpoint cards, the context meter, diffs.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { CHECKPOINT_SECTIONS, type CompactionView, type ContextMeter, type Fidelity, type Missing, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
+import { CHECKPOINT_SECTIONS, PINNED_HEADING, type CompactionView, type ContextMeter, type Fidelity, type Missing, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
 import { fidelityLabel, formatChars, formatTokens, meterParts, preview } from "./logic";
 
 export function Collapsible(props: { text: string; testId?: string }) {
@@ -125,10 +125,16 @@ export function WireCard(props: { item: WireItem; index: number }) {
   const role = String(item.role ?? item.type ?? "item");
   const content = item.content ?? item.output;
   const calls = Array.isArray(item.tool_calls) ? (item.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }>) : [];
+  const pinned = typeof content === "string" && content.startsWith(PINNED_HEADING);
   return (
-    <div class={`wire role-${role}`} data-testid="wire-item">
+    <div class={`wire role-${role} ${pinned ? "kind-pinned" : ""}`} data-testid="wire-item">
       <div class="msg-head">
         <span class="role">{role}</span>
+        {pinned && (
+          <span class="flag pinned" data-testid="wire-pinned" title="Pins and rules files, carried verbatim after the checkpoint">
+            pinned
+          </span>
+        )}
         <span class="muted">#{props.index}</span>
         {typeof item.tool_call_id === "string" && <span class="muted">result of {item.tool_call_id}</span>}
         {typeof item.call_id === "string" && <span class="muted">{String(item.call_id)}</span>}

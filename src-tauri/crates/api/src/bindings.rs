@@ -79,8 +79,11 @@ fn constants() -> String {
          /** Windows reported above this many tokens are not trusted. */\n\
          export const WINDOW_TRUST_LIMIT = {WINDOW_TRUST_LIMIT};\n\n\
          /** Characters per token in every estimate. */\n\
-         export const CHARS_PER_TOKEN = {CHARS_PER_TOKEN};\n\n",
-        sections.concat()
+         export const CHARS_PER_TOKEN = {CHARS_PER_TOKEN};\n\n\
+         /** The heading of the block of pins a compaction carries after its checkpoint. */\n\
+         export const PINNED_HEADING = {:?};\n\n",
+        sections.concat(),
+        alisio_engine::compaction::pins::HEADING
     )
 }
 
