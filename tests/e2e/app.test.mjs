@@ -144,6 +144,7 @@ async function demoFlow() {
   await driver.waitFor("[data-testid=notice]", { text: "applied", timeoutMs: 30_000 });
   await driver.click(await driver.waitFor("[data-testid=tab-timeline]"));
   await driver.waitFor("[data-testid=timeline-entry]", { text: "e2e focus on the parser" });
+  await driver.waitFor("[data-testid=timeline-trigger]", { text: "Why: asked for" });
   await shot("timeline");
   const nextSteps = await driver.waitFor("[data-testid=section-nextSteps]", { text: "Run the parser tests again" });
   assert.ok(nextSteps);

@@ -265,6 +265,14 @@ async fn automatic_compaction_runs_before_the_model_call_when_the_window_fills()
     assert!(sent[0]["content"].as_str().unwrap().contains("auto goal"));
     assert_eq!(sent[1], json!({"role": "user", "content": "second"}));
     assert_eq!(sent.len(), 4, "checkpoint, turn 2, turn 3's prompt");
+    // Why it fired (I20): the estimate of the request that crossed half of the 3,000-token window.
+    let shown = h.alisio(&["sessions", "show", &session, "--json"]).await.assert_ok().json();
+    let trigger = &shown["compactions"][0]["trigger"];
+    assert_eq!(
+        (&trigger["kind"], &trigger["window"], &trigger["threshold"]),
+        (&json!("threshold"), &json!(3000), &json!(0.5))
+    );
+    assert!(trigger["promptTokens"].as_u64().unwrap() >= 1500, "{trigger}");
 
     // auto: false disables it entirely.
     let h =

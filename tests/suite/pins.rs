@@ -106,7 +106,10 @@ async fn pins_and_rules_files_follow_every_native_checkpoint_verbatim() {
         let blocks = bodies.last().unwrap()["messages"].as_array().unwrap().iter();
         assert_eq!(blocks.filter(|m| content(m).starts_with("## Pinned")).count(), 1);
     }
-    assert_fidelity_keeps(&show(&h, &session).await, &pin_ids(&h, &session), 10);
+    let shown = show(&h, &session).await;
+    assert_fidelity_keeps(&shown, &pin_ids(&h, &session), 10);
+    let manual = json!({"kind": "manual", "promptTokens": null, "window": null, "threshold": null});
+    assert!(shown["compactions"].as_array().unwrap().iter().all(|c| c["trigger"] == manual), "{shown:#}");
 
     // The stored view marks the block; removing a pin leaves it out of the next block.
     let stored = h.alisio(&["sessions", "show", &session, "--view", "stored", "--json"]).await;
@@ -149,6 +152,9 @@ async fn pins_follow_every_cache_summary_verbatim() {
     }
     let shown = show(&h, &session).await;
     assert_fidelity_keeps(&shown, &[json!(1), json!("RULES.md")], 10);
+    // Each cut says why: the step's 7,000 prompt + 10 completion tokens of the 10,000 limit, at 68 %.
+    let tripped = json!({"kind": "threshold", "promptTokens": 7010, "window": 10000, "threshold": 0.68});
+    assert!(shown["compactions"].as_array().unwrap().iter().all(|c| c["trigger"] == tripped), "{shown:#}");
 }
 
 /// The tool message answering `call` in a list of request messages.
@@ -209,6 +215,10 @@ async fn masking_replaces_old_tool_results_keeps_the_pairs_and_undo_restores_the
     assert_eq!(
         h.rows("SELECT kind, reason, status FROM compactions"),
         vec![vec![json!("reduction"), json!("mask"), json!("applied")]]
+    );
+    assert_eq!(
+        h.rows("SELECT trigger FROM compactions"),
+        vec![vec![json!(r#"{"kind":"mask","promptTokens":null,"window":null,"threshold":null}"#)]]
     );
     let originals = h.rows("SELECT tool_call_id FROM messages WHERE compacted_by = 1 ORDER BY seq");
     assert_eq!(originals, vec![vec![json!("call_a")], vec![json!("call_b")]]);

@@ -88,11 +88,32 @@ export type CompactionDocument = { id: number, kind: Kind, reason: CompactionRea
 /**
  * A checkpoint's fidelity; null for reductions and records made before it was kept.
  */
-fidelity: Fidelity | null, };
+fidelity: Fidelity | null, 
+/**
+ * Why it fired (I20); null for records made before it was kept.
+ */
+trigger: Trigger | null, };
 
 export type Kind = "checkpoint" | "reduction";
 
 export type Status = "proposed" | "applied" | "discarded" | "reverted";
+
+export type Trigger = { kind: TriggerKind, 
+/**
+ * The request's tokens when it fired: the server's count where one was reported, else the
+ * estimate.
+ */
+promptTokens: number | null, 
+/**
+ * The window those tokens were measured against.
+ */
+window: number | null, 
+/**
+ * The share of the window at which it fires.
+ */
+threshold: number | null, };
+
+export type TriggerKind = "threshold" | "manual" | "overflow" | "budget" | "mask";
 
 export type WireItem = { role: string, content: string, } | { role: string, content: string | null, tool_calls: Array<ChatCall>, } | { role: string, tool_call_id: string | null, content: string, } | { type: string, call_id: string, name: string, arguments: string, } | { type: string, call_id: string | null, output: string, } | JsonValue;
 
@@ -143,7 +164,11 @@ export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: 
 /**
  * A checkpoint's fidelity; null for reductions and records made before it was kept.
  */
-fidelity: Fidelity | null, };
+fidelity: Fidelity | null, 
+/**
+ * Why it fired (I20); null for records made before it was kept.
+ */
+trigger: Trigger | null, };
 
 export type MessageKind = "system" | "user" | "assistant" | "toolResult" | "checkpoint" | "injectedContext" | "pinned";
 

@@ -21,6 +21,7 @@ function compaction(id: number, kind: "checkpoint" | "reduction" = "checkpoint")
     id, kind, reason: "manual", focus: null, status: "applied", partial: false, checkpoint: {}, summarizedRanges: [],
     summarizedMessages: 0, summarizedChars: 0, checkpointChars: 0, beforeChars: 0, afterChars: 0, pluginReports: [],
     pluginFields: {}, injectContext: [], modelCallId: null, createdAt: "", appliedAt: null, revertedAt: null, summarizedSeqs: [], fidelity: null,
+    trigger: null,
   };
 }
 
@@ -458,5 +459,23 @@ describe("library", () => {
     expect(ago("2026-12-02T11:58:00Z", now)).toBe("2 min ago");
     expect(ago("2026-12-02T07:00:00Z", now)).toBe("5 h ago");
     expect(ago("2026-12-01T10:00:00Z", now)).toBe("yesterday");
+  });
+});
+
+describe("why a compaction fired", () => {
+  it("says the figures it fired on, or what asked for it", async () => {
+    const { triggerText } = await import("./logic");
+    expect(triggerText({ kind: "threshold", promptTokens: 7010, window: 10000, threshold: 0.68 })).toBe(
+      "the request reached ≈ 7,010 tokens of 10.0k tokens (70 %; fires at 68 %)",
+    );
+    expect(triggerText({ kind: "threshold", promptTokens: 1700, window: null, threshold: 0.85 })).toBe(
+      "the conversation reached ≈ 1,700 tokens, 85 % of limits.maxContextChars",
+    );
+    expect(triggerText({ kind: "manual", promptTokens: null, window: null, threshold: null })).toBe("asked for");
+    expect(triggerText({ kind: "mask", promptTokens: null, window: null, threshold: null })).toBe("masking, asked for");
+    expect(triggerText({ kind: "budget", promptTokens: 900, window: null, threshold: null })).toBe(
+      "the hard limit (limits.maxContextChars): ≈ 900 tokens after reductions",
+    );
+    expect(triggerText(null)).toBe("");
   });
 });

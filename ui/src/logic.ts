@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -670,4 +670,29 @@ export function ago(iso: string, now: number): string {
   if (days === 1) return "yesterday";
   if (days < 7) return `${days} days ago`;
   return new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "short", year: days > 300 ? "numeric" : undefined });
+}
+
+/** Why a compaction fired, in a sentence (I20 `trigger`); "" for records made before it was kept. */
+export function triggerText(trigger: Trigger | null | undefined): string {
+  if (!trigger) return "";
+  const tokens = trigger.promptTokens !== null ? `≈ ${formatTokens(trigger.promptTokens)}` : null;
+  const at = trigger.threshold !== null ? `${Math.round(trigger.threshold * 100)} %` : null;
+  const reached =
+    tokens && trigger.window !== null
+      ? `the request reached ${tokens} of ${formatTokens(trigger.window)} (${Math.round((100 * (trigger.promptTokens ?? 0)) / trigger.window)} %${at ? `; fires at ${at}` : ""})`
+      : tokens
+        ? `the conversation reached ${tokens}${at ? `, ${at} of limits.maxContextChars` : ""}`
+        : null;
+  switch (trigger.kind) {
+    case "manual":
+      return "asked for";
+    case "threshold":
+      return reached ?? "the threshold was crossed";
+    case "budget":
+      return `the hard limit (limits.maxContextChars)${tokens ? `: ${tokens} after reductions` : ""}`;
+    case "overflow":
+      return "the provider refused the request as too long";
+    case "mask":
+      return reached ? `masking: ${reached}` : "masking, asked for";
+  }
 }

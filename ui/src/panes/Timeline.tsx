@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { CompactionCost, CompactionView } from "../bindings";
 import { FidelityReport } from "../components";
-import { formatChars, formatSpan, formatTokens, formatUsd, tokensOf } from "../logic";
+import { formatChars, formatSpan, formatTokens, formatUsd, tokensOf, triggerText } from "../logic";
 
 /** Every compaction and reduction, newest first, each linked to its span in the transcript. */
 export function Timeline(props: { session: string; compactions: CompactionView[]; onJump: (seq: number) => void }) {
@@ -25,6 +25,7 @@ export function Timeline(props: { session: string; compactions: CompactionView[]
             <span class={`flag ${c.status}`}>{c.status}</span>
             {c.partial && <span class="flag uncertain">partial</span>}
           </div>
+          {triggerText(c.trigger) && <div data-testid="timeline-trigger">Why: {triggerText(c.trigger)}</div>}
           {c.focus && <div>Focus: {c.focus}</div>}
           <div>
             {formatChars(c.beforeChars)} → {formatChars(c.afterChars)} (≈ {formatTokens(tokensOf(c.beforeChars))} →{" "}

@@ -22,7 +22,7 @@ pub fn typescript() -> String {
         e::transcript::Role, e::transcript::ToolCall, e::config::Api, e::config::Strategy, e::config::Permission,
         e::store::Session, e::store::SessionId, e::store::SessionSummary, e::store::Purpose, e::store::WireApi, e::store::JournalEntry, e::store::JournalState,
         e::store::ModelCallRecord, e::store::compactions::CompactionDocument, e::store::compactions::Kind,
-        e::store::compactions::Status, e::provider::wire::WireItem, e::provider::wire::ChatCall,
+        e::store::compactions::Status, e::store::compactions::Trigger, e::store::compactions::TriggerKind, e::provider::wire::WireItem, e::provider::wire::ChatCall,
         e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
         e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,
         e::events::Size, e::compaction::CompactOutcome, e::compaction::checkpoint::Checkpoint,

@@ -34,6 +34,7 @@ pub fn populate_long_session(
         // The oldest messages hidden by one reduction record, as a compaction hides them.
         let span: Vec<i64> = (1..=compacted as i64).collect();
         let record = NewCompaction {
+            trigger: None,
             reason: CompactionReason::Auto,
             span: span.clone(),
             before_chars: 0,

@@ -282,7 +282,8 @@ impl Engine {
         let ctx = self.context(session, sink, cancel);
         // Record times have millisecond precision: start the window at the millisecond.
         let since = std::time::SystemTime::now() - std::time::Duration::from_millis(1);
-        let outcome = compaction::compact_now(&ctx, &self.plugins, reason, focus, preview).await;
+        let trigger = crate::store::compactions::Trigger::manual();
+        let outcome = compaction::compact_now(&ctx, &self.plugins, reason, focus, preview, trigger).await;
         self.telemetry.export_compactions(&self.store, &session.id, since);
         outcome
     }

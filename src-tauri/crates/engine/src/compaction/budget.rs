@@ -32,6 +32,20 @@ pub enum Trigger {
     Characters { chars: u64, limit: u64 },
 }
 
+impl Trigger {
+    /// As a compaction record keeps it (I20): the figures it fired on.
+    pub fn record(&self, threshold: f64) -> crate::store::compactions::Trigger {
+        use crate::store::compactions::{Trigger as Record, TriggerKind};
+        let (prompt_tokens, window, threshold) = match *self {
+            Trigger::Window { tokens, window } => (tokens, Some(window), threshold),
+            // No trusted window: the stand-in is maxContextChars / 4, reached whole.
+            Trigger::FallbackWindow { tokens, limit } => (tokens, Some(limit), 1.0),
+            Trigger::Characters { chars, .. } => (crate::transcript::estimate_tokens(chars), None, threshold),
+        };
+        Record { kind: TriggerKind::Threshold, prompt_tokens: Some(prompt_tokens), window, threshold: Some(threshold) }
+    }
+}
+
 /// Whether automatic compaction is due before the next model call.
 pub fn auto_compaction_due(
     pressure: Pressure,

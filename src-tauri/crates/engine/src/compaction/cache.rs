@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event};
 use crate::model::Purpose;
 use crate::provider::{Completion, RequestOptions};
-use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status};
+use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger, TriggerKind};
 use crate::transcript::estimate_tokens;
 
 /// Heading of the summary message the model gets after a cut.
@@ -53,7 +53,12 @@ fn debug(config: &Config, what: std::fmt::Arguments<'_>) {
 }
 
 /// After a step: compares the server-reported total tokens with the window and updates the latch.
-pub(super) async fn trip_after_step(ctx: &Context<'_>, completion: &Completion, request_tokens: u64) -> Result<bool> {
+/// The trip with its figures (I20 `trigger`), or `None`.
+pub(super) async fn trip_after_step(
+    ctx: &Context<'_>,
+    completion: &Completion,
+    request_tokens: u64,
+) -> Result<Option<Trigger>> {
     let session = ctx.session;
     let usage = &completion.usage;
     let total = match (usage.prompt_tokens, usage.completion_tokens) {
@@ -81,11 +86,16 @@ pub(super) async fn trip_after_step(ctx: &Context<'_>, completion: &Completion, 
             }
         ),
     );
-    Ok(trip)
+    Ok(trip.then(|| Trigger {
+        kind: TriggerKind::Threshold,
+        prompt_tokens: Some(total),
+        window: Some(limit),
+        threshold: Some(ctx.config.cache_compact.threshold / 100.0),
+    }))
 }
 
 /// Summarizes by appending to the unchanged live request, then cuts the outbound context.
-pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
+pub(super) async fn cache_compact(ctx: &Context<'_>, trigger: Trigger) -> Result<CompactOutcome> {
     let session = ctx.session;
     ctx.emit(Event::CompactionStarted { reason: CompactionReason::Cache, focus: None });
     let live = ctx.store.live_messages(&session.id)?;
@@ -140,6 +150,7 @@ pub(super) async fn cache_compact(ctx: &Context<'_>) -> Result<CompactOutcome> {
             model_call_id: Some(call_id),
             fidelity: Some(fidelity),
         })),
+        trigger: Some(trigger),
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;

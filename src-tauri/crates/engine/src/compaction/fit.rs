@@ -7,7 +7,7 @@ use super::reduction::{self, cut_content, plan_reduction, target, Sized};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::{CompactionReason, Event};
-use crate::store::compactions::{self, NewCompaction, RecordDetail, Status};
+use crate::store::compactions::{self, NewCompaction, RecordDetail, Status, Trigger, TriggerKind};
 use crate::store::sessions::append_message;
 use crate::tools::tool_catalog_chars;
 use crate::transcript::{Message, MessageMeta, NewMessage, Role};
@@ -80,6 +80,12 @@ pub fn reduce_kept_tail(ctx: &Context<'_>) -> Result<bool> {
         before_chars: instruction_chars + plan.before,
         after_chars: instruction_chars + plan.after,
         detail: RecordDetail::Reduction,
+        trigger: Some(Trigger {
+            kind: TriggerKind::Budget,
+            prompt_tokens: Some(crate::transcript::estimate_tokens(instruction_chars + plan.before)),
+            window: None,
+            threshold: None,
+        }),
     };
     // Only the messages being cut are read in full.
     let originals = ctx.store.messages_by_seq(&session.id, &record.span)?;

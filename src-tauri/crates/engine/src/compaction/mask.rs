@@ -7,7 +7,7 @@
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::{CompactionReason, Event, Size};
-use crate::store::compactions::{self, NewCompaction, RecordDetail, Status};
+use crate::store::compactions::{self, NewCompaction, RecordDetail, Status, Trigger, TriggerKind};
 use crate::store::sessions::append_message;
 use crate::transcript::{estimate_tokens, Message, NewMessage, Role};
 
@@ -26,7 +26,8 @@ fn maskable(message: &Message) -> bool {
 }
 
 /// Masks the tool results before the kept turns. `Skipped` when there is none.
-pub async fn mask(ctx: &Context<'_>, reason: CompactionReason) -> Result<CompactOutcome> {
+pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome> {
+    let reason = CompactionReason::Mask;
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
     let shapes: Vec<_> = live.iter().map(shape_of).collect();
@@ -52,6 +53,7 @@ pub async fn mask(ctx: &Context<'_>, reason: CompactionReason) -> Result<Compact
         before_chars,
         after_chars: before_chars - masked_chars + placeholder_chars,
         detail: RecordDetail::Reduction,
+        trigger: Some(trigger.as_kind(TriggerKind::Mask)),
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;

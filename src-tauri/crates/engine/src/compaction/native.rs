@@ -11,6 +11,7 @@ use super::summarize::{compact, CompactOutcome};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event};
+use crate::store::compactions::{Trigger, TriggerKind};
 use crate::view::system_prompt;
 
 /// What the guard remembers within a turn.
@@ -64,7 +65,9 @@ pub(super) async fn guard(
                 }
             } else {
                 tracing::debug!(?trigger, "automatic compaction due");
-                let outcome = super::strategy::compact_now(ctx, plugins, CompactionReason::Auto, None, false).await?;
+                let fired = trigger.record(compaction.threshold);
+                let outcome =
+                    super::strategy::compact_now(ctx, plugins, CompactionReason::Auto, None, false, fired).await?;
                 attempt = CompactionAttempt::from(&outcome);
                 pressure = self::pressure(ctx)?;
             }
@@ -78,7 +81,13 @@ pub(super) async fn guard(
     }
     if compaction.auto && !turn.budget_compaction_done {
         turn.budget_compaction_done = true;
-        let outcome = compact(ctx, plugins, CompactionReason::Budget, None, false).await?;
+        let fired = Trigger {
+            kind: TriggerKind::Budget,
+            prompt_tokens: Some(pressure.request_tokens()),
+            window: None,
+            threshold: None,
+        };
+        let outcome = compact(ctx, plugins, CompactionReason::Budget, None, false, fired).await?;
         attempt = CompactionAttempt::from(&outcome);
         if reduce_kept_tail(ctx)? {
             return Ok(());

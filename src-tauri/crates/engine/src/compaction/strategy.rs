@@ -17,6 +17,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::events::CompactionReason;
 use crate::provider::Completion;
+use crate::store::compactions::Trigger;
 use crate::transcript::estimate_tokens;
 
 /// Whether the calls of an answer may run.
@@ -73,22 +74,23 @@ pub async fn compact_now(
     reason: CompactionReason,
     focus: Option<&str>,
     preview: bool,
+    trigger: Trigger,
 ) -> Result<CompactOutcome> {
     match ctx.config.compaction.strategy {
-        Strategy::Mask if !preview => mask(ctx, CompactionReason::Mask).await,
+        Strategy::Mask if !preview => mask(ctx, &trigger).await,
         Strategy::Hybrid if !preview => {
-            let masked = mask(ctx, CompactionReason::Mask).await?;
+            let masked = mask(ctx, &trigger).await?;
             let window = ctx.model.context_window().await;
             let settings = &ctx.config.compaction;
             let due =
                 auto_compaction_due(pressure(ctx)?, window, settings.threshold, ctx.config.limits.max_context_chars);
-            if due.is_some() {
-                compact(ctx, plugins, reason, focus, false).await
-            } else {
-                Ok(masked)
+            match due {
+                // Still over after masking: the summary, on the figures masking left.
+                Some(due) => compact(ctx, plugins, reason, focus, false, due.record(settings.threshold)).await,
+                None => Ok(masked),
             }
         }
-        _ => compact(ctx, plugins, reason, focus, preview).await,
+        _ => compact(ctx, plugins, reason, focus, preview, trigger).await,
     }
 }
 
@@ -121,7 +123,8 @@ impl ContextStrategy for NativeStrategy<'_> {
 /// Cache-compatible: trips on the server-reported usage after a step, then summarizes by appending and cuts.
 #[derive(Default)]
 struct CacheStrategy {
-    tripped: bool,
+    /// The step's trip, with its figures.
+    tripped: Option<Trigger>,
 }
 
 impl ContextStrategy for CacheStrategy {
@@ -137,16 +140,17 @@ impl ContextStrategy for CacheStrategy {
     ) -> BoxFuture<'a, Result<ToolGate>> {
         Box::pin(async move {
             self.tripped = cache::trip_after_step(ctx, completion, estimate_tokens(request_chars)).await?;
-            Ok(if self.tripped && ctx.config.cache_compact.abort_on_trip { ToolGate::Stop } else { ToolGate::Run })
+            let stop = self.tripped.is_some() && ctx.config.cache_compact.abort_on_trip;
+            Ok(if stop { ToolGate::Stop } else { ToolGate::Run })
         })
     }
 
     fn after_step<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<StepEnd>> {
         Box::pin(async move {
-            if !std::mem::take(&mut self.tripped) {
+            let Some(trigger) = self.tripped.take() else {
                 return Ok(StepEnd::Continue);
-            }
-            if !matches!(cache::cache_compact(ctx).await?, CompactOutcome::Completed { .. }) {
+            };
+            if !matches!(cache::cache_compact(ctx, trigger).await?, CompactOutcome::Completed { .. }) {
                 return Ok(StepEnd::Continue);
             }
             let settings = &ctx.config.cache_compact;

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event, Size};
 use crate::model::{Outgoing, Purpose};
 use crate::provider::{Completion, RequestOptions};
-use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status};
+use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger};
 use crate::store::JournalState;
 use crate::transcript::{estimate_tokens, Message};
 use crate::view::{system_prompt, PreparedRequest};
@@ -79,6 +79,7 @@ pub async fn compact(
     reason: CompactionReason,
     focus: Option<&str>,
     preview: bool,
+    trigger: Trigger,
 ) -> Result<CompactOutcome> {
     let session = ctx.session;
     let uncertain = uncertain_calls(ctx)?;
@@ -175,6 +176,7 @@ pub async fn compact(
             model_call_id: Some(call_id),
             fidelity: Some(fidelity.clone()),
         })),
+        trigger: Some(trigger),
     };
     if preview {
         let proposal =
@@ -387,6 +389,7 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
             fidelity: Some(fidelity.clone()),
             ..(**proposed).clone()
         })),
+        trigger: record.trigger.clone(),
     };
     ctx.store.write(|tx| {
         let anchor = crate::store::sessions::anchor_of(tx, &session.id, last)?;

@@ -177,6 +177,8 @@ impl Sink<'_, '_> {
         let mut span: Vec<i64> = hidden.iter().map(|l| l.seq).collect();
         span.sort_unstable();
         let record = NewCompaction {
+            // What the source says of why it compacted is not mapped yet.
+            trigger: None,
             reason,
             span: span.clone(),
             before_chars: before,

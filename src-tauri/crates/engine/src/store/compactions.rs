@@ -2,7 +2,7 @@
 //! transaction; undo reverses exactly those marks. Nothing is deleted.
 
 use rusqlite::{params, OptionalExtension, Row};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::sessions::append_message;
@@ -102,6 +102,7 @@ pub struct CompactionRecord {
     pub applied_at: Option<String>,
     pub reverted_at: Option<String>,
     pub detail: RecordDetail,
+    pub trigger: Option<Trigger>,
 }
 
 impl CompactionRecord {
@@ -150,6 +151,8 @@ pub struct CompactionDocument {
     pub reverted_at: Option<String>,
     /// A checkpoint's fidelity; null for reductions and records made before it was kept.
     pub fidelity: Option<Fidelity>,
+    /// Why it fired (I20); null for records made before it was kept.
+    pub trigger: Option<Trigger>,
 }
 
 impl From<&CompactionRecord> for CompactionDocument {
@@ -189,7 +192,50 @@ impl From<&CompactionRecord> for CompactionDocument {
             applied_at: r.applied_at.clone(),
             reverted_at: r.reverted_at.clone(),
             fidelity: c.fidelity.clone(),
+            trigger: r.trigger.clone(),
         }
+    }
+}
+
+/// Why a compaction fired (I20): the kind, and the figures it fired on where they are known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Trigger {
+    pub kind: TriggerKind,
+    /// The request's tokens when it fired: the server's count where one was reported, else the
+    /// estimate.
+    pub prompt_tokens: Option<u64>,
+    /// The window those tokens were measured against.
+    pub window: Option<u64>,
+    /// The share of the window at which it fires.
+    pub threshold: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum TriggerKind {
+    /// The request crossed the threshold.
+    Threshold,
+    /// Asked for (`alisio compact`, the window's dialog).
+    Manual,
+    /// The provider refused the request as too long.
+    Overflow,
+    /// The hard limit (`limits.maxContextChars`), after reductions could not make it fit.
+    Budget,
+    /// A masking step (`mask`, `hybrid`).
+    Mask,
+}
+
+impl Trigger {
+    pub fn manual() -> Self {
+        Self { kind: TriggerKind::Manual, prompt_tokens: None, window: None, threshold: None }
+    }
+
+    /// The same figures under another kind (a masking step fired by a threshold).
+    pub fn as_kind(&self, kind: TriggerKind) -> Self {
+        Self { kind, ..self.clone() }
     }
 }
 
@@ -201,11 +247,12 @@ pub struct NewCompaction {
     pub before_chars: u64,
     pub after_chars: u64,
     pub detail: RecordDetail,
+    pub trigger: Option<Trigger>,
 }
 
 const COLUMNS: &str = "id, kind, reason, focus, status, partial, checkpoint, summarized_ranges, \
     summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports, plugin_fields, inject_context, \
-    model_call_id, created_at, applied_at, reverted_at, fidelity";
+    model_call_id, created_at, applied_at, reverted_at, fidelity, trigger";
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
     let bad = |i: usize, v: String| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, v.into());
@@ -246,6 +293,10 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
         applied_at: row.get(17)?,
         reverted_at: row.get(18)?,
         detail,
+        trigger: match row.get::<_, Option<String>>(20)? {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|e| bad(20, format!("trigger: {e}")))?),
+            None => None,
+        },
     })
 }
 
@@ -277,8 +328,8 @@ pub fn insert_compaction(tx: &Tx<'_>, session: &str, record: &NewCompaction, sta
     tx.conn().execute(
         "INSERT INTO compactions (session_id, kind, reason, focus, status, partial, checkpoint, summarized_ranges,
              summarized_messages, summarized_chars, checkpoint_chars, before_chars, after_chars, plugin_reports,
-             plugin_fields, inject_context, model_call_id, created_at, fidelity)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+             plugin_fields, inject_context, model_call_id, created_at, fidelity, trigger)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
         params![
             session,
             record.detail.kind().as_str(),
@@ -299,6 +350,7 @@ pub fn insert_compaction(tx: &Tx<'_>, session: &str, record: &NewCompaction, sta
             model_call,
             now,
             fidelity,
+            record.trigger.as_ref().map(serde_json::to_string).transpose()?,
         ],
     )?;
     Ok(tx.conn().last_insert_rowid())
