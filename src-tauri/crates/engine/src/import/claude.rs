@@ -10,6 +10,7 @@ use super::{str_at, value_at, Skip};
 use crate::calls::claude_log as claude_requests;
 use crate::error::Result;
 use crate::events::CompactionReason;
+use crate::store::compactions::{Trigger, TriggerKind};
 use crate::store::{Purpose, RequestSource, WireApi};
 use crate::transcript::{estimate_tokens, Role, ToolCall};
 
@@ -134,7 +135,7 @@ impl Claude {
             let text = text_of(content);
             let id = match self.boundary.take() {
                 Some(id) => id,
-                None => sink.compaction(CompactionReason::Unknown, &[], None, Map::new(), at)?,
+                None => sink.compaction(CompactionReason::Unknown, &[], None, Map::new(), None, at)?,
             };
             let out = Self::base(record, Role::User, text, uuid, false, at).meta(
                 "summarizedTurnPromptUuids",
@@ -374,9 +375,17 @@ impl Claude {
                     fields.insert(key.to_string(), v.clone());
                 }
             }
+            // Why it fired, as Claude Code recorded it: the trigger and the prompt's tokens then.
+            let pre_tokens = metadata["preTokens"].as_u64();
+            let trigger = match reason {
+                CompactionReason::Auto => Some(TriggerKind::Threshold),
+                CompactionReason::Manual => Some(TriggerKind::Manual),
+                _ => None,
+            }
+            .map(|kind| Trigger { kind, prompt_tokens: pre_tokens, window: None, threshold: None });
             let call = self.summary_call(sink, at)?;
             self.summary_call = Some(call);
-            self.boundary = Some(sink.compaction(reason, &keep, Some(call), fields, at)?);
+            self.boundary = Some(sink.compaction(reason, &keep, Some(call), fields, trigger, at)?);
             return Ok(Skip::No);
         }
         // Local command output and notices: shown, but not what the model reads.

@@ -248,7 +248,7 @@ impl Codex {
                 fields.insert(key.to_string(), v.clone());
             }
         }
-        let id = sink.compaction(reason, &[], call, fields, at)?;
+        let id = sink.compaction(reason, &[], call, fields, None, at)?;
         let last = history.len().saturating_sub(1);
         for (index, item) in history.iter().enumerate() {
             let (text, parts) = content_text(item.get("content"));

@@ -318,7 +318,7 @@ impl OpenCode {
                 Some(Some(false)) => CompactionReason::Manual,
                 _ => CompactionReason::Unknown,
             };
-            let id = sink.compaction(reason, &[], None, Map::new(), at)?;
+            let id = sink.compaction(reason, &[], None, Map::new(), None, at)?;
             let prompt = Record::new(Role::User, COMPACTION_PROMPT, at).meta("generated", json!(true));
             sink.restated(id, prompt)?;
             sink.checkpoint(id, record, false)?

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::Result;
 use crate::events::CompactionReason;
-use crate::store::compactions::{insert_compaction, CheckpointDetail, NewCompaction, RecordDetail, Status};
+use crate::store::compactions::{insert_compaction, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger};
 use crate::store::imported::{self, Placement, RequestShape};
 use crate::store::{seq_ranges, Tx};
 use crate::transcript::{message_chars, Role};
@@ -170,6 +170,7 @@ impl Sink<'_, '_> {
         keep: &[i64],
         model_call_id: Option<i64>,
         fields: Map<String, Value>,
+        trigger: Option<Trigger>,
         at: &str,
     ) -> Result<i64> {
         let before = self.state.live_chars();
@@ -177,8 +178,7 @@ impl Sink<'_, '_> {
         let mut span: Vec<i64> = hidden.iter().map(|l| l.seq).collect();
         span.sort_unstable();
         let record = NewCompaction {
-            // What the source says of why it compacted is not mapped yet.
-            trigger: None,
+            trigger,
             reason,
             span: span.clone(),
             before_chars: before,

@@ -160,6 +160,8 @@ fn claude_code_manual_compaction_keeps_the_preserved_reply_after_the_summary() {
     let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Manual);
     assert_eq!(stored.compactions[0].record.plugin_fields["preTokens"], json!(3092));
+    let trigger = serde_json::to_value(&stored.compactions[0].record.trigger).unwrap();
+    assert_eq!(trigger, json!({"kind": "manual", "promptTokens": 3092, "window": null, "threshold": null}));
     let ids: Vec<&str> = stored.messages.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
     assert_eq!(ids.len(), 5);
     assert!(ids.iter().all(|id| id.starts_with("toolu_")), "{ids:?}");
@@ -194,6 +196,9 @@ fn claude_code_auto_compaction_and_local_command_output() {
     let imported = import_one(&store, &fixtures().join(CLAUDE_AUTO));
     let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
     assert_eq!(stored.compactions[0].record.reason, CompactionReason::Auto);
+    let trigger = serde_json::to_value(&stored.compactions[0].record.trigger).unwrap();
+    assert_eq!(trigger["kind"], "threshold", "Claude Code's auto compaction fired on its threshold");
+    assert!(trigger["promptTokens"].as_u64().is_some(), "with the tokens it recorded: {trigger}");
     let local =
         stored.messages.iter().find(|m| m.content.starts_with("<local-command-stdout>## Context Usage")).unwrap();
     assert!(local.off_view, "a local command's output is shown but never sent");
