@@ -101,15 +101,16 @@ fn invoke(invoke: Invoke) -> bool {
 /// document-viewer model, meant for an application showing one local document, turns them off.
 fn lean_caches(window: &tauri::WebviewWindow) {
     #[cfg(target_os = "linux")]
-    let applied = window.with_webview(|webview| {
-        use webkit2gtk::{WebContextExt, WebViewExt};
-        if let Some(context) = webview.inner().context() {
-            context.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
+    {
+        let applied = window.with_webview(|webview| {
+            use webkit2gtk::{WebContextExt, WebViewExt};
+            if let Some(context) = webview.inner().context() {
+                context.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
+            }
+        });
+        if let Err(err) = applied {
+            tracing::warn!("cannot size the window's caches: {err}");
         }
-    });
-    #[cfg(target_os = "linux")]
-    if let Err(err) = applied {
-        tracing::warn!("cannot size the window's caches: {err}");
     }
 }
 

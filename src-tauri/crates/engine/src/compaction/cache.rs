@@ -132,7 +132,7 @@ pub(super) async fn cache_compact(ctx: &Context<'_>, trigger: Trigger) -> Result
     );
     let pinned = super::pins::block(ctx)?;
     let pinned_chars = pinned.as_ref().map_or(0, |b| b.chars());
-    fidelity.pins = pinned.as_ref().map(|b| b.kept_in(&b.text)).unwrap_or_default();
+    fidelity.pins = super::pins::PinnedBlock::kept(pinned.as_ref());
     let record = NewCompaction {
         reason: CompactionReason::Cache,
         span: summarized_seqs,

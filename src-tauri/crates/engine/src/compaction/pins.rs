@@ -29,6 +29,11 @@ impl PinnedBlock {
         self.pins.iter().map(|(id, text)| PinKept { id: id.clone(), kept: carried.contains(text.as_str()) }).collect()
     }
 
+    /// Each pin of the block as stored after the checkpoint (`fidelity.pins`); none without one.
+    pub fn kept(block: Option<&PinnedBlock>) -> Vec<PinKept> {
+        block.map(|b| b.kept_in(&b.text)).unwrap_or_default()
+    }
+
     pub fn chars(&self) -> u64 {
         self.text.chars().count() as u64
     }

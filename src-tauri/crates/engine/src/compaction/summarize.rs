@@ -158,7 +158,7 @@ pub async fn compact(
     let span: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
     let checkpoint_json = serde_json::to_value(&parsed.checkpoint)?;
     let mut fidelity = assess(&summarized, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
-    fidelity.pins = pinned.as_ref().map(|b| b.kept_in(&b.text)).unwrap_or_default();
+    fidelity.pins = super::pins::PinnedBlock::kept(pinned.as_ref());
     let record = NewCompaction {
         reason,
         span,
@@ -376,7 +376,7 @@ pub fn apply_proposal(ctx: &Context<'_>, proposal: i64, edited: Option<&str>) ->
     let mut fidelity = assess(&replaced, &CheckpointText::from_value(&checkpoint_json), &session.workspace);
     // Pins as they are now: the proposal may have waited while pins or rules files changed.
     let pinned = super::pins::block(ctx)?;
-    fidelity.pins = pinned.as_ref().map(|b| b.kept_in(&b.text)).unwrap_or_default();
+    fidelity.pins = super::pins::PinnedBlock::kept(pinned.as_ref());
     let applied = NewCompaction {
         reason: record.reason,
         span,
