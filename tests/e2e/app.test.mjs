@@ -209,11 +209,19 @@ async function demoFlow() {
   assert.equal(applied.fidelity.missing.length, missingBefore - 1, "the applied checkpoint keeps the added item");
 }
 
-test("pins: a message pinned from its button is listed, and the compaction after carries it right after the checkpoint", async () => {
+test("pins: a message pinned from its button is listed; the dialog previews each strategy, masks, then summarizes with the pin right after the checkpoint", async () => {
   await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
-  // The demo test ended on an applied compaction: undone, there is history to compact again.
-  await driver.click(await driver.waitFor("[data-testid=undo-button]"));
-  await driver.waitFor("[data-testid=notice]", { text: "Reverted" });
+  // Every checkpoint undone (the demo's and the demo test's): the whole history is live again,
+  // the build log's long output with it (cut by the budget).
+  const undone = await sessionId();
+  for (;;) {
+    const applied = cli("sessions", "show", undone).compactions.filter((c) => c.status === "applied" && c.kind === "checkpoint");
+    if (applied.length === 0) break;
+    await driver.click(await driver.waitFor("[data-testid=undo-button]"));
+    await driver.waitFor("[data-testid=notice]", { text: `#${applied.at(-1).id}` }).catch(async (e) => {
+      throw new Error(`${e.message}: ${JSON.stringify(applied)} ${await driver.execute("return document.body.innerText.slice(0, 3000)")}`);
+    });
+  }
   await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "What comes next?" });
   await driver.execute(`
     const row = Array.from(document.querySelectorAll('[data-testid=stored-view] [data-testid=message]'))
@@ -223,8 +231,30 @@ test("pins: a message pinned from its button is listed, and the compaction after
   const id = await sessionId();
   assert.deepEqual(cli("pin", id, "--list").map((p) => p.text), ["What comes next?"]);
 
+  // The dialog previews every strategy before anything is applied; masking is chosen first.
+  const before = cli("sessions", "show", id).compactions.length;
   await driver.click(await driver.waitFor("[data-testid=compact-button]"));
-  await driver.click(await driver.waitFor("[data-testid=compact-confirm]"));
+  const plan = cli("compact", id, "--plan");
+  const mask = plan.find((p) => p.strategy === "mask");
+  assert.equal(mask.unavailable, null, JSON.stringify(plan));
+  assert.ok(mask.afterTokens < mask.beforeTokens && mask.masked > 0, JSON.stringify(mask));
+  await driver.waitFor("[data-testid=strategy-mask] [data-testid=strategy-effect]", { text: `→ ${mask.afterTokens.toLocaleString("en-US")} tokens` });
+  await driver.waitFor("[data-testid=strategy-native] [data-testid=strategy-effect]", { text: "+ a checkpoint ≤" });
+  await shot("compact-strategies");
+  await driver.click(await driver.waitFor("[data-testid=strategy-mask] input"));
+  await driver.click(await driver.waitFor("[data-testid=compact-confirm]", { text: "Compact: Mask" }));
+  await driver.waitFor("[data-testid=notice]", { text: "applied", timeoutMs: 30_000 });
+  const masked = cli("sessions", "show", id).compactions;
+  assert.equal(masked.length, before + 1);
+  assert.equal(masked.at(-1).reason, "mask");
+  const view = cli("sessions", "show", id, "--view", "model").messages;
+  assert.equal(view.filter((m) => m.role === "tool" && String(m.content).startsWith("[output omitted: ")).length, mask.masked);
+  assert.ok(view.some((m) => m.content === "What comes next?"), "the pinned message is never masked");
+
+  // Then the summary: the pin follows its checkpoint.
+  await driver.click(await driver.waitFor("[data-testid=compact-button]"));
+  await driver.click(await driver.waitFor("[data-testid=strategy-native] input"));
+  await driver.click(await driver.waitFor("[data-testid=compact-confirm]", { text: "Compact: Summary" }));
   await driver.waitFor("[data-testid=notice]", { text: "applied", timeoutMs: 30_000 });
   await driver.waitFor("[data-testid=stored-view] .kind-pinned", { text: "What comes next?" });
   await shot("pinned");

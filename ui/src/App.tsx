@@ -291,7 +291,7 @@ export function App() {
         }}
       />
 
-      {dialog?.kind === "compact" && <CompactDialog onClose={() => setDialog(null)} onCompact={compact} />}
+      {dialog?.kind === "compact" && selected && <CompactDialog session={selected} onClose={() => setDialog(null)} onCompact={compact} />}
       {dialog?.kind === "proposal" && selected && (
         <ProposalDialog
           proposal={dialog.proposal}

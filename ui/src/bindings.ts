@@ -198,6 +198,40 @@ export type Size = { chars: number, tokens: number, };
 
 export type CompactOutcome = { "outcome": "completed", compaction: number, partial: boolean, } | { "outcome": "proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, rendered: string, fidelity: Fidelity, } | { "outcome": "skipped", reason: string, } | { "outcome": "failed", error: string, };
 
+export type StrategyPreview = { strategy: Strategy, 
+/**
+ * The strategy a compaction without a choice runs (`compaction.strategy`).
+ */
+isDefault: boolean, 
+/**
+ * None when the strategy can run now; otherwise why it cannot.
+ */
+unavailable: string | null, beforeTokens: number, 
+/**
+ * The request afterwards, without the checkpoint the model writes (`checkpointMaxTokens`).
+ */
+afterTokens: number, 
+/**
+ * The model writes a checkpoint of at most this many tokens, added to `afterTokens`.
+ */
+checkpointMaxTokens: number | null, 
+/**
+ * Tokens the summarizer call reads (none when no model is asked).
+ */
+summarizerTokens: number | null, 
+/**
+ * Messages a checkpoint replaces.
+ */
+summarized: number, 
+/**
+ * Tool results replaced by placeholders.
+ */
+masked: number, 
+/**
+ * The pinned block carried after a checkpoint, in tokens.
+ */
+pinnedTokens: number, };
+
 export type Checkpoint = { sections?: Record<string, string | Array<string>>, text?: string, 
 /**
  * Values of the fields plugins asked for, by field name.
@@ -558,7 +592,11 @@ export type CompactRequest = { session: string, focus: string | null,
 /**
  * Store a proposed checkpoint and hide nothing.
  */
-preview: boolean, };
+preview: boolean, 
+/**
+ * `native`, `cache`, `mask` or `hybrid`; none: `compaction.strategy` (by hand, `cache` summarizes natively).
+ */
+strategy?: Strategy, };
 
 export type ApplyProposal = { session: string, proposal: number, 
 /**

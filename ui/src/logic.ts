@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -695,4 +695,32 @@ export function triggerText(trigger: Trigger | null | undefined): string {
     case "mask":
       return reached ? `masking: ${reached}` : "masking, asked for";
   }
+}
+
+/** The compaction dialog's name and one-line description of each strategy. */
+export const STRATEGY_TEXT: Record<Strategy, { name: string; what: string }> = {
+  native: { name: "Summary", what: "a checkpoint replaces all but the recent turns" },
+  cache: { name: "Cache-compatible summary", what: "the live request is summarized by appending (its prefix read from cache), then all of it is cut" },
+  mask: { name: "Mask", what: "old tool results become one-line placeholders; no model call" },
+  hybrid: { name: "Hybrid", what: "mask first; summarize only if still over the threshold" },
+};
+
+/**
+ * What a strategy would make of the next request: "≈ 12.3k → 4,100 tokens + a checkpoint ≤ 1,200",
+ * or why it cannot run. The checkpoint is the one part only the model can size.
+ */
+export function strategyEffect(p: StrategyPreview): string {
+  if (p.unavailable) return `not now: ${p.unavailable}`;
+  const checkpoint = p.checkpointMaxTokens !== null ? ` + a checkpoint ≤ ${formatTokens(p.checkpointMaxTokens)}` : "";
+  return `≈ ${formatTokens(p.beforeTokens)} → ${formatTokens(p.afterTokens)}${checkpoint}`;
+}
+
+/** What a strategy touches: "summarizes 14 messages (the summarizer reads ≈ 9.1k tokens) · masks 6 tool results". */
+export function strategyWork(p: StrategyPreview): string {
+  const parts: string[] = [];
+  if (p.masked > 0) parts.push(`masks ${p.masked} tool result${p.masked === 1 ? "" : "s"}`);
+  if (p.summarizerTokens !== null) parts.push(`summarizes ${p.summarized} message${p.summarized === 1 ? "" : "s"} (the summarizer reads ${formatTokens(p.summarizerTokens)})`);
+  if (p.summarizerTokens === null) parts.push("no model call");
+  if (p.pinnedTokens > 0 && p.checkpointMaxTokens !== null) parts.push(`pins carried: ${formatTokens(p.pinnedTokens)}`);
+  return parts.join(" · ");
 }

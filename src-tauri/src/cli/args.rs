@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use alisio_engine::config::Strategy;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
@@ -148,6 +149,12 @@ pub struct CompactArgs {
     /// Store a proposed checkpoint without applying it
     #[arg(long, conflicts_with_all = ["apply", "undo", "discard"])]
     pub preview: bool,
+    /// Compact with this strategy instead of compaction.strategy: native, cache, mask or hybrid
+    #[arg(long, value_parser = strategy, conflicts_with_all = ["preview", "apply", "undo", "discard"])]
+    pub strategy: Option<Strategy>,
+    /// What each strategy would make of the next request (tokens before/after); nothing is applied
+    #[arg(long, conflicts_with_all = ["focus", "preview", "apply", "discard", "undo", "strategy"])]
+    pub plan: bool,
     /// Apply a stored proposal
     #[arg(long, value_name = "PROPOSAL", conflicts_with_all = ["undo", "discard", "focus"])]
     pub apply: Option<i64>,
@@ -171,12 +178,17 @@ pub struct CompactArgs {
 
 #[derive(Subcommand, Clone)]
 pub enum CompactMode {
-    /// Compact now: a checkpoint replaces older history
+    /// Compact now: a checkpoint replaces older history (or, with --strategy mask, placeholders old tool results)
     Now {
         session: String,
         #[arg(long)]
         focus: Option<String>,
+        /// native, cache, mask or hybrid (default: compaction.strategy)
+        #[arg(long, value_parser = strategy)]
+        strategy: Option<Strategy>,
     },
+    /// What each strategy would make of the next request (tokens before/after); nothing is applied
+    Plan { session: String },
     /// Store a proposed checkpoint; nothing is hidden until it is applied
     Preview {
         session: String,
@@ -207,6 +219,9 @@ impl CompactArgs {
             return mode;
         }
         let session = self.session.unwrap_or_default();
+        if self.plan {
+            return CompactMode::Plan { session };
+        }
         match (self.lint, self.probe, self.undo, self.discard, self.apply) {
             (Some(checkpoint), ..) => CompactMode::Lint { session, checkpoint },
             (_, Some(checkpoint), ..) => CompactMode::Probe { session, checkpoint },
@@ -214,9 +229,13 @@ impl CompactArgs {
             (_, _, _, Some(proposal), _) => CompactMode::Discard { session, proposal },
             (_, _, _, _, Some(proposal)) => CompactMode::Apply { session, proposal, checkpoint: self.checkpoint },
             _ if self.preview => CompactMode::Preview { session, focus: self.focus },
-            _ => CompactMode::Now { session, focus: self.focus },
+            _ => CompactMode::Now { session, focus: self.focus, strategy: self.strategy },
         }
     }
+}
+
+fn strategy(text: &str) -> Result<Strategy, String> {
+    text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask or hybrid"))
 }
 
 pub use super::subcommands::{CallsCommand, ExportFormat, McpCommand, SessionsCommand, View};

@@ -11,6 +11,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("run", &["turns::run"]),
     ("compact now", &["compaction::compact"]),
     ("compact preview", &["compaction::compact"]),
+    ("compact plan", &["compaction::strategies"]),
     ("compact apply", &["compaction::apply"]),
     ("compact discard", &["compaction::discard"]),
     ("compact undo", &["compaction::undo"]),

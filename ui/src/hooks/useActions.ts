@@ -1,7 +1,7 @@
 // The session actions of the window — compact (or propose), undo, acknowledge, send a turn, stop —
 // each going through `feedback.act` so progress, errors and the refresh are handled once.
 import { api } from "../api";
-import type { CompactOutcome, Fidelity } from "../bindings";
+import type { CompactOutcome, Fidelity, Strategy } from "../bindings";
 import { parseSlashCompact } from "../logic";
 import type { LiveState } from "./engineEvents";
 import type { Feedback } from "./useAction";
@@ -18,10 +18,10 @@ export function useActions(deps: {
   setDialog: (dialog: DialogState) => void;
 }) {
   const { selected, setSelected, loadSessions, feedback, live, updateLive, setDialog } = deps;
-  const compact = (focus: string | null, preview: boolean) => {
+  const compact = (focus: string | null, preview: boolean, strategy?: Strategy) => {
     if (!selected) return;
     setDialog(null);
-    feedback.act(() => api.compactionCompact({ session: selected, focus, preview }), {
+    feedback.act(() => api.compactionCompact({ session: selected, focus, preview, strategy }), {
       busy: "Compacting…",
       notice: (outcome: CompactOutcome) => {
         switch (outcome.outcome) {

@@ -25,7 +25,7 @@ pub fn typescript() -> String {
         e::store::compactions::Status, e::store::compactions::Trigger, e::store::compactions::TriggerKind, e::provider::wire::WireItem, e::provider::wire::ChatCall,
         e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
         e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,
-        e::events::Size, e::compaction::CompactOutcome, e::compaction::checkpoint::Checkpoint,
+        e::events::Size, e::compaction::CompactOutcome, e::compaction::StrategyPreview, e::compaction::checkpoint::Checkpoint,
         e::compaction::probe::ProbeReport, e::compaction::probe::ProbeAnswer,
         e::agent::RecoverReport, e::agent::TurnOutcome, e::calls::CallSummary, e::calls::CallDetail, e::calls::CallDiff,
         e::calls::Divergence, e::calls::CallCache, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,

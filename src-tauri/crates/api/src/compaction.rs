@@ -2,8 +2,8 @@
 //! what a checkpoint kept — checked without a model (lint) or asked of it (probe).
 
 use alisio_engine::compaction::probe::ProbeReport;
-use alisio_engine::compaction::CompactOutcome;
-use alisio_engine::events::CompactionReason;
+use alisio_engine::compaction::{CompactOutcome, ManualCompaction, StrategyPreview};
+use alisio_engine::config::Strategy;
 use alisio_engine::view::{self, LintReport};
 use serde::Deserialize;
 use ts_rs::TS;
@@ -19,6 +19,10 @@ pub struct CompactRequest {
     pub focus: Option<String>,
     /// Store a proposed checkpoint and hide nothing.
     pub preview: bool,
+    /// `native`, `cache`, `mask` or `hybrid`; none: `compaction.strategy` (by hand, `cache` summarizes natively).
+    #[serde(default)]
+    #[ts(optional)]
+    pub strategy: Option<Strategy>,
 }
 
 #[derive(Debug, Clone, Deserialize, TS)]
@@ -50,8 +54,16 @@ pub async fn compact(app: &App, request: CompactRequest) -> ApiResult<CompactOut
     let session = app.session(&request.session)?;
     let engine = app.engine()?;
     let (sink, cancel) = (app.sink(), app.operation());
-    let focus = request.focus.as_deref();
-    Ok(engine.compact(&session, CompactionReason::Manual, focus, request.preview, &sink, &cancel).await?)
+    let manual =
+        ManualCompaction { focus: request.focus.as_deref(), preview: request.preview, strategy: request.strategy };
+    Ok(engine.compact(&session, &manual, &sink, &cancel).await?)
+}
+
+/// What each strategy would make of the next request (`alisio compact plan`, the compaction
+/// dialog); nothing is applied and no model is asked.
+pub async fn strategies(app: &App, request: SessionRequest) -> ApiResult<Vec<StrategyPreview>> {
+    let session = app.session(&request.session)?;
+    Ok(app.engine()?.strategy_previews(&session).await?)
 }
 
 pub async fn apply(app: &App, request: ApplyProposal) -> ApiResult<CompactOutcome> {

@@ -71,6 +71,7 @@ commands! {
     compaction_compact => compaction::compact(crate::compaction::CompactRequest) -> alisio_engine::compaction::CompactOutcome;
     compaction_apply => compaction::apply(crate::compaction::ApplyProposal) -> alisio_engine::compaction::CompactOutcome;
     compaction_discard => compaction::discard(crate::compaction::ProposalRequest) -> ();
+    compaction_strategies => compaction::strategies(crate::sessions::SessionRequest) -> Vec<alisio_engine::compaction::StrategyPreview>;
     compaction_undo => compaction::undo(crate::sessions::SessionRequest) -> Vec<i64>;
     compaction_lint => compaction::lint(crate::compaction::CheckpointRequest) -> alisio_engine::view::LintReport;
     compaction_probe => compaction::probe(crate::compaction::CheckpointRequest) -> alisio_engine::compaction::probe::ProbeReport;

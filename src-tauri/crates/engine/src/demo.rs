@@ -10,9 +10,10 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Engine, TurnRequest};
+use crate::compaction::ManualCompaction;
 use crate::config::{self, Config};
 use crate::error::{Error, Result};
-use crate::events::{CompactionReason, Envelope};
+use crate::events::Envelope;
 use crate::model::scripted::{answer as scripted_answer, cut_answer, tool_calls, ScriptedClient};
 use crate::store::journal;
 use crate::store::sessions::append_message;
@@ -114,11 +115,10 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
         store.write(|tx| crate::store::sessions::set_title(tx, &id, DEMO_TITLE))?;
         engine.run_turn(turn(Some(id.clone()), "Show me why the build fails."), &quiet, &cancel).await?;
         let session = store.resolve_session(&id)?;
-        engine
-            .compact(&session, CompactionReason::Manual, Some("parser error reporting"), false, &quiet, &cancel)
-            .await?;
+        let focused = ManualCompaction { focus: Some("parser error reporting"), ..Default::default() };
+        engine.compact(&session, &focused, &quiet, &cancel).await?;
         engine.run_turn(turn(Some(id.clone()), "Add the line number to ParseError."), &quiet, &cancel).await?;
-        engine.compact(&session, CompactionReason::Manual, None, false, &quiet, &cancel).await?;
+        engine.compact(&session, &ManualCompaction::default(), &quiet, &cancel).await?;
         // A tool call that was running when the process died: started, never finished.
         let call = ToolCall {
             id: "call_tests-5".into(),

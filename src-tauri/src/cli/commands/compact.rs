@@ -40,11 +40,14 @@ pub async fn mode(app: &App, out: Output, mode: CompactMode) -> ApiResult<()> {
             };
             compaction::apply(app, ApplyProposal { session, proposal, edited }).await?
         }
-        CompactMode::Now { session, focus } => {
-            compaction::compact(app, CompactRequest { session, focus, preview: false }).await?
+        CompactMode::Plan { session } => {
+            return out.show(&compaction::strategies(app, SessionRequest::new(session)).await?);
+        }
+        CompactMode::Now { session, focus, strategy } => {
+            compaction::compact(app, CompactRequest { session, focus, preview: false, strategy }).await?
         }
         CompactMode::Preview { session, focus } => {
-            compaction::compact(app, CompactRequest { session, focus, preview: true }).await?
+            compaction::compact(app, CompactRequest { session, focus, preview: true, strategy: None }).await?
         }
     };
     if !out.json {

@@ -1,7 +1,7 @@
 //! Compaction as text: an outcome, a lint, a probe.
 
 use alisio_engine::compaction::probe::ProbeReport;
-use alisio_engine::compaction::CompactOutcome;
+use alisio_engine::compaction::{CompactOutcome, StrategyPreview};
 use alisio_engine::view::LintReport;
 
 use super::excerpt;
@@ -59,5 +59,33 @@ impl Human for ProbeReport {
             println!("  full history:   {}", excerpt(&a.full.replace('\n', "; "), 200));
             println!("  compacted view: {}", excerpt(&a.compacted.replace('\n', "; "), 200));
         }
+    }
+}
+
+impl Human for Vec<StrategyPreview> {
+    fn print(&self) {
+        println!(
+            "{:<8} {:>9} {:>16} {:>11} {:>10} {:>7}",
+            "STRATEGY", "BEFORE", "AFTER", "SUMMARIZER", "SUMMARIZED", "MASKED"
+        );
+        for p in self {
+            if let Some(why) = &p.unavailable {
+                println!("{:<8} {:>9} {why}", p.strategy.to_string(), p.before_tokens);
+                continue;
+            }
+            let after = match p.checkpoint_max_tokens {
+                Some(max) => format!("{} + ≤{max}", p.after_tokens),
+                None => p.after_tokens.to_string(),
+            };
+            let summarizer = p.summarizer_tokens.map_or("-".to_string(), |t| t.to_string());
+            println!(
+                "{:<8} {:>9} {after:>16} {summarizer:>11} {:>10} {:>7}",
+                p.strategy.to_string(),
+                p.before_tokens,
+                p.summarized,
+                p.masked
+            );
+        }
+        println!("(tokens, estimated; \"+ ≤N\": the checkpoint the model writes, at most N)");
     }
 }

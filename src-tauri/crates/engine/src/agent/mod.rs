@@ -272,9 +272,7 @@ impl Engine {
     pub async fn compact(
         &self,
         session: &Session,
-        reason: CompactionReason,
-        focus: Option<&str>,
-        preview: bool,
+        request: &compaction::ManualCompaction<'_>,
         sink: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<CompactOutcome> {
@@ -283,9 +281,20 @@ impl Engine {
         // Record times have millisecond precision: start the window at the millisecond.
         let since = std::time::SystemTime::now() - std::time::Duration::from_millis(1);
         let trigger = crate::store::compactions::Trigger::manual();
-        let outcome = compaction::compact_now(&ctx, &self.plugins, reason, focus, preview, trigger).await;
+        let strategy = request.strategy.unwrap_or_else(|| compaction::default_strategy(&self.config));
+        let reason = CompactionReason::Manual;
+        let outcome =
+            compaction::compact_now(&ctx, &self.plugins, strategy, reason, request.focus, request.preview, trigger)
+                .await;
         self.telemetry.export_compactions(&self.store, &session.id, since);
         outcome
+    }
+
+    /// What each strategy would make of the next request now (the compaction dialog); nothing is
+    /// applied and no model is asked.
+    pub async fn strategy_previews(&self, session: &Session) -> Result<Vec<compaction::StrategyPreview>> {
+        let cancel = CancellationToken::new();
+        compaction::preview::strategies(&self.context(session, &|_: &Envelope| {}, &cancel)).await
     }
 
     /// Asks the model the probe questions over the full history and over the compacted view of

@@ -19,10 +19,49 @@ pub fn placeholder(chars: u64, call_id: &str) -> String {
     format!("[output omitted: {chars} chars, call {call_id}]")
 }
 
-/// Whether `message` is a tool result masking may replace: a result, not already a placeholder
-/// or a reduced copy (those stand in for an original: `created_by`).
-fn maskable(message: &Message) -> bool {
-    message.role == Role::Tool && !message.summary && message.created_by.is_none() && message.tool_call_id.is_some()
+/// Whether `message` is a tool result masking may replace: an original result or one cut by the
+/// budget (a truncated copy), not already a placeholder (a copy that is not truncated), not pinned.
+fn maskable(message: &Message, pinned: &[i64]) -> bool {
+    message.role == Role::Tool
+        && !message.summary
+        && (message.created_by.is_none() || message.truncated)
+        && message.tool_call_id.is_some()
+        && !pinned.contains(&message.seq)
+}
+
+/// What masking would replace in `live`: the tool results before the kept turns, each with its
+/// placeholder. Shared by the compaction and the dialog's preview.
+pub struct MaskPlan<'m> {
+    pub targets: Vec<&'m Message>,
+    /// `(seq, placeholder)` per target.
+    pub copies: Vec<(i64, String)>,
+    pub masked_chars: u64,
+    pub placeholder_chars: u64,
+}
+
+/// The plan for `live` keeping the last `keep_turns` turns; `Err` says why nothing can be masked.
+pub fn plan<'m>(live: &'m [Message], pinned: &[i64], keep_turns: u32) -> std::result::Result<MaskPlan<'m>, String> {
+    let shapes: Vec<_> = live.iter().map(shape_of).collect();
+    let cut = select_safe_boundary(&shapes, keep_turns).map_err(|skip| skip.message().to_string())?;
+    // A result no longer than its placeholder stays: masking it would save nothing.
+    let (targets, copies): (Vec<&Message>, Vec<(i64, String)>) = live[..cut]
+        .iter()
+        .filter(|m| maskable(m, pinned))
+        .map(|m| (m, placeholder(m.content.chars().count() as u64, m.tool_call_id.as_deref().unwrap_or_default())))
+        .filter(|(m, text)| m.content.chars().count() > text.chars().count())
+        .map(|(m, text)| (m, (m.seq, text)))
+        .unzip();
+    if targets.is_empty() {
+        return Err("there is no tool result before the kept turns longer than its placeholder".to_string());
+    }
+    let masked_chars = targets.iter().map(|m| m.chars).sum();
+    let placeholder_chars = copies.iter().map(|(_, text)| text.chars().count() as u64).sum();
+    Ok(MaskPlan { targets, copies, masked_chars, placeholder_chars })
+}
+
+/// The seqs of the session's pinned messages: masking leaves them whole.
+pub fn pinned_seqs(ctx: &Context<'_>) -> Result<Vec<i64>> {
+    Ok(ctx.store.pins(ctx.session_id())?.into_iter().filter_map(|p| p.seq).collect())
 }
 
 /// Masks the tool results before the kept turns. `Skipped` when there is none.
@@ -30,23 +69,13 @@ pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome
     let reason = CompactionReason::Mask;
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
-    let shapes: Vec<_> = live.iter().map(shape_of).collect();
-    let cut = match select_safe_boundary(&shapes, ctx.config.compaction.keep_turns) {
-        Ok(cut) => cut,
-        Err(skip) => return Ok(skipped(ctx, skip.message())),
-    };
-    let targets: Vec<&Message> = live[..cut].iter().filter(|m| maskable(m)).collect();
-    if targets.is_empty() {
-        return Ok(skipped(ctx, "there is no tool result before the kept turns to mask"));
-    }
+    let MaskPlan { targets, copies, masked_chars, placeholder_chars } =
+        match plan(&live, &pinned_seqs(ctx)?, ctx.config.compaction.keep_turns) {
+            Ok(plan) => plan,
+            Err(why) => return Ok(skipped(ctx, &why)),
+        };
     ctx.emit(Event::CompactionStarted { reason, focus: None });
     let before_chars: u64 = live.iter().map(|m| m.chars).sum();
-    let copies: Vec<(i64, String)> = targets
-        .iter()
-        .map(|m| (m.seq, placeholder(m.content.chars().count() as u64, m.tool_call_id.as_deref().unwrap_or_default())))
-        .collect();
-    let masked_chars: u64 = targets.iter().map(|m| m.chars).sum();
-    let placeholder_chars: u64 = copies.iter().map(|(_, text)| text.chars().count() as u64).sum();
     let record = NewCompaction {
         reason,
         span: copies.iter().map(|(seq, _)| *seq).collect(),

@@ -13,6 +13,7 @@ pub mod mask;
 mod native;
 pub mod pins;
 pub mod plugins;
+pub mod preview;
 pub mod probe;
 pub mod reduction;
 pub mod strategy;
@@ -20,5 +21,6 @@ mod summarize;
 
 pub use budget::Pressure;
 pub use fit::{pressure, reduce_kept_tail};
-pub use strategy::{compact_now, strategy_for, ContextStrategy, StepEnd, ToolGate};
+pub use preview::StrategyPreview;
+pub use strategy::{compact_now, default_strategy, strategy_for, ContextStrategy, ManualCompaction, StepEnd, ToolGate};
 pub use summarize::{apply_proposal, compact, shape_of, undo_compaction, CompactOutcome};

@@ -65,18 +65,41 @@ pub fn strategy_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>
     }
 }
 
-/// A compaction asked for (or due) under `compaction.strategy`: `mask` masks old tool results and
-/// calls no summarizer; `hybrid` masks first and summarizes only when the request is still over the
-/// threshold; the others summarize. A preview always summarizes (masking has nothing to review).
+/// A compaction asked for by hand (`alisio compact`, the compaction dialog).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ManualCompaction<'a> {
+    /// Instructions for the summarizer.
+    pub focus: Option<&'a str>,
+    /// Store the checkpoint as a proposal and hide nothing.
+    pub preview: bool,
+    /// The strategy chosen; none: `default_strategy`.
+    pub strategy: Option<Strategy>,
+}
+
+/// The strategy a compaction runs under when none is chosen: `compaction.strategy`, except that
+/// `cache` compacts by hand (and where its models do not apply) with the native summary, as it
+/// always has; the cache cut runs only when chosen explicitly or when its trip fires.
+pub fn default_strategy(config: &Config) -> Strategy {
+    match config.compaction.strategy {
+        Strategy::Cache => Strategy::Native,
+        other => other,
+    }
+}
+
+/// One compaction under `strategy`: `mask` masks old tool results and calls no summarizer;
+/// `hybrid` masks first and summarizes only when the request is still over the threshold; `cache`
+/// summarizes by appending to the live request and cuts all of it; `native` summarizes all but the
+/// kept turns. A preview always summarizes natively (only a checkpoint has something to review).
 pub async fn compact_now(
     ctx: &Context<'_>,
     plugins: &[Box<dyn CompactionPlugin>],
+    strategy: Strategy,
     reason: CompactionReason,
     focus: Option<&str>,
     preview: bool,
     trigger: Trigger,
 ) -> Result<CompactOutcome> {
-    match ctx.config.compaction.strategy {
+    match strategy {
         Strategy::Mask if !preview => mask(ctx, &trigger).await,
         Strategy::Hybrid if !preview => {
             let masked = mask(ctx, &trigger).await?;
@@ -90,6 +113,7 @@ pub async fn compact_now(
                 None => Ok(masked),
             }
         }
+        Strategy::Cache if !preview => cache::cache_compact(ctx, trigger).await,
         _ => compact(ctx, plugins, reason, focus, preview, trigger).await,
     }
 }
