@@ -131,10 +131,12 @@ async fn long_sessions_page_and_trimmed_outputs_diff() {
     assert_eq!(meter.max_context_chars, 20000);
 
     // Compacting from the window: the answer is not the seven-section JSON, so it is kept as text.
-    let outcome =
-        alisio_api::compaction::compact(&app, CompactRequest { session: session.clone(), focus: None, preview: false })
-            .await
-            .unwrap();
+    let outcome = alisio_api::compaction::compact(
+        &app,
+        CompactRequest { session: session.clone(), focus: None, preview: false, strategy: None },
+    )
+    .await
+    .unwrap();
     assert!(
         matches!(outcome, alisio_engine::compaction::CompactOutcome::Completed { partial: false, .. }),
         "{outcome:?}"

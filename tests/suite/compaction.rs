@@ -284,6 +284,43 @@ async fn automatic_compaction_runs_before_the_model_call_when_the_window_fills()
     assert!(!run.event_types().iter().any(|t| t.starts_with("compaction")));
 }
 
+/// Issue #25: a command's big output that pushes the request over the threshold mid-turn is read
+/// once — in the kept turns after the checkpoint — not also by the summarizer. The summarizer gets
+/// the request as last sent (a prefix the server has cached) plus the summary request.
+#[tokio::test]
+async fn a_big_output_that_fires_compaction_mid_turn_is_read_once_not_by_the_summarizer() {
+    let output: String = (1..=150).map(|i| format!("test case {i:03} ... ok (unique-output-{i:03})\n")).collect();
+    let mut script = answers(2);
+    script.push(Reply::Answer(Answer::calls(&[("call_log", "read_file", json!({"path": "test.log"}))])));
+    script.push(Reply::Answer(Answer::text(&checkpoint("run the tests", &[]))));
+    script.push(Reply::Answer(Answer::text("150 passed")));
+    let h = Harness::with_config(script, json!({"plugins": [], "compaction": {"threshold": 0.5}})).await;
+    std::fs::write(h.ws().join("test.log"), &output).unwrap();
+    // Window 3,000 tokens → compaction at 1,500 (≈ 6,000 chars with the catalog): the 150 lines
+    // (≈ 6,900 chars) cross it only once they are read.
+    h.server.set_models(json!({"data": [{"id": "test-model", "context_length": 3000}]}));
+    let session = session_with_turns(&h, 2).await;
+    let run = h.run(&["--session", &session], "run the tests and read test.log").await;
+    run.assert_ok();
+    assert_eq!(
+        run.event_types().iter().filter(|t| t.starts_with("compaction")).collect::<Vec<_>>(),
+        ["compaction_started", "compaction_completed"]
+    );
+    let bodies = post_bodies(&h);
+    assert_eq!(bodies.len(), 5, "two turns, the call, the summary, the answer");
+    let (asked, summary, after) = (&bodies[2], &bodies[3], &bodies[4]);
+    assert_eq!(summary["tool_choice"], "none", "call 4 is the summarizer");
+    let reads = |body: &Value| body.to_string().matches("unique-output-077").count();
+    assert_eq!(reads(summary), 0, "the summarizer does not read the output");
+    assert_eq!(reads(after), 1, "the next request carries it once, in the kept turn");
+    // The summarizer's messages: the request as last sent, then the one summary request.
+    let (asked, summary) = (conversation(asked), conversation(summary));
+    assert_eq!(summary[..summary.len() - 1], asked[..]);
+    // The record's figures still measure the whole request.
+    let shown = h.alisio(&["sessions", "show", &session, "--json"]).await.assert_ok().json();
+    assert!(shown["compactions"][0]["beforeChars"].as_u64().unwrap() > output.len() as u64);
+}
+
 #[tokio::test]
 async fn an_irreducible_conversation_fails_with_the_budget_message_and_sends_nothing() {
     let instructions = "Follow the house rules. ".repeat(200);

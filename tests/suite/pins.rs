@@ -185,7 +185,10 @@ async fn masking_replaces_old_tool_results_keeps_the_pairs_and_undo_restores_the
         json!({"plugins": [], "compaction": {"strategy": "mask", "keepTurns": 1}}),
     )
     .await;
-    std::fs::write(h.ws().join("notes.txt"), "a file for list_dir to find\n").unwrap();
+    // Listings longer than their placeholder (a shorter result is left as it is).
+    for i in 0..20 {
+        std::fs::write(h.ws().join(format!("notes-{i:02}.txt")), "a file for list_dir to find\n").unwrap();
+    }
     let session = h.run(&[], "list it").await.assert_ok().session();
     h.run(&["--session", &session], "list it again").await.assert_ok();
     h.run(&["--session", &session], "and now?").await.assert_ok();
@@ -235,4 +238,96 @@ async fn masking_replaces_old_tool_results_keeps_the_pairs_and_undo_restores_the
     let again = h.alisio(&["compact", &session, "--json"]).await;
     again.assert_ok();
     assert_eq!(again.event_types(), ["compaction_skipped"], "placeholders are not masked twice");
+}
+
+/// Ten compactions under `strategy` (`mask` or `hybrid`), a turn with a long listing before each;
+/// a pinned tool result and a tool result holding a pinned sentence are never masked, and after a
+/// hybrid's summary the pins follow its checkpoint. Returns the harness and session.
+async fn ten_compactions(strategy: &str) -> (Harness, String) {
+    let hybrid = strategy == "hybrid";
+    let mut script = vec![
+        Reply::Answer(Answer::calls(&[("call_log", "read_file", json!({"path": "build.log"}))])),
+        Reply::Answer(Answer::calls(&[("call_rules", "read_file", json!({"path": "rules.txt"}))])),
+        Reply::Answer(Answer::text("read both")),
+        Reply::Answer(Answer::calls(&[("call_ls0", "list_dir", json!({"path": "."}))])),
+        Reply::Answer(Answer::text("listed 0")),
+    ];
+    for n in 1..=10 {
+        script.push(Reply::Answer(Answer::calls(&[(&format!("call_ls{n}"), "list_dir", json!({"path": "."}))])));
+        script.push(Reply::Answer(Answer::text(&format!("listed {n}"))));
+        if hybrid {
+            script.push(checkpoint(n));
+        }
+    }
+    script.push(Reply::Answer(Answer::text("last")));
+    let config = json!({"plugins": [], "compaction": {"strategy": strategy, "keepTurns": 1, "auto": false}});
+    let h = Harness::with_config(script, config).await;
+    // Window 2,000 tokens at 85 %: each turn's long prompt keeps a masked request over it, so
+    // hybrid summarizes too.
+    h.server.set_models(json!({"data": [{"id": "test-model", "context_length": 2000}]}));
+    let log: String = (1..=40).map(|i| format!("build step {i:02}: LOG-FACT-{i:02} compiled\n")).collect();
+    std::fs::write(h.ws().join("build.log"), &log).unwrap();
+    std::fs::write(h.ws().join("rules.txt"), format!("House rules, read once.\n{SENTENCE}\nThat is all.\n")).unwrap();
+    for i in 0..40 {
+        std::fs::write(h.ws().join(format!("listing-entry-{i:02}.txt")), "x").unwrap();
+    }
+    let session = h.run(&[], "read build.log and rules.txt").await.assert_ok().session();
+    let log_seq = h.rows(&format!(
+        "SELECT seq FROM messages WHERE session_id = '{session}' AND role = 'tool' AND tool_call_id = 'call_log'"
+    ))[0][0]
+        .as_i64()
+        .unwrap();
+    h.alisio(&["pin", &session, "--seq", &log_seq.to_string()]).await.assert_ok();
+    h.alisio(&["pin", &session, "--text", SENTENCE]).await.assert_ok();
+    let filler = "Please keep going with the listing, and mind the rules. ".repeat(30);
+    h.run(&["--session", &session], &format!("list the files (0) {filler}")).await.assert_ok();
+    for n in 1..=10 {
+        h.run(&["--session", &session], &format!("list the files ({n}) {filler}")).await.assert_ok();
+        let compacted = h.alisio(&["compact", &session, "--json"]).await;
+        compacted.assert_ok();
+        let types = compacted.event_types();
+        assert_eq!(
+            types.iter().filter(|t| *t == "compaction_completed").count(),
+            if hybrid { 2 } else { 1 },
+            "{types:?}"
+        );
+        // What the next request carries: every pin, verbatim.
+        let messages = model_messages(&h, &session).await;
+        let text = serde_json::to_string(&messages).unwrap();
+        assert!(text.contains("LOG-FACT-37") && text.contains(SENTENCE), "compaction {n}: {text}");
+        let masked = messages.iter().filter(|m| content(m).starts_with("[output omitted: ")).count();
+        if hybrid {
+            let at = messages.iter().rposition(|m| content(m).starts_with(CHECKPOINT_HEADING)).expect("a checkpoint");
+            let block = content(&messages[at + 1]);
+            assert!(block.starts_with("## Pinned") && block.contains(&format!("\n{SENTENCE}\n")), "{block}");
+            assert!(block.contains("LOG-FACT-37"), "{block}");
+        } else {
+            // Every listing but the kept turn's is masked; the pinned results never are.
+            assert_eq!(masked, n, "compaction {n}");
+            assert!(!content(tool_result(&messages, "call_log")).starts_with("[output omitted"));
+            assert!(content(tool_result(&messages, "call_rules")).contains(SENTENCE));
+        }
+    }
+    (h, session)
+}
+
+#[tokio::test]
+async fn pins_survive_ten_maskings_and_ten_hybrid_compactions() {
+    let (h, session) = ten_compactions("mask").await;
+    let reasons =
+        h.rows(&format!("SELECT reason FROM compactions WHERE session_id = '{session}' AND status = 'applied'"));
+    assert_eq!(reasons, vec![vec![json!("mask")]; 10]);
+
+    let (h, session) = ten_compactions("hybrid").await;
+    let reasons = h.rows(&format!("SELECT reason FROM compactions WHERE session_id = '{session}' ORDER BY id"));
+    let expected: Vec<Vec<Value>> = (0..10).flat_map(|_| [vec![json!("mask")], vec![json!("manual")]]).collect();
+    assert_eq!(reasons, expected, "each hybrid compaction masks, then summarizes what is still over the threshold");
+    // The summaries' fidelity names both pins (and no rules file: none in the workspace), kept.
+    let shown = show(&h, &session).await;
+    let checkpoints: Vec<&Value> =
+        shown["compactions"].as_array().unwrap().iter().filter(|c| c["kind"] == "checkpoint").collect();
+    assert_eq!(checkpoints.len(), 10);
+    for c in checkpoints {
+        assert_eq!(c["fidelity"]["pins"], json!([{"id": 1, "kept": true}, {"id": 2, "kept": true}]), "{c:#}");
+    }
 }

@@ -8,6 +8,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::events::{CompactionReason, Event, Size};
 use crate::store::compactions::{self, NewCompaction, RecordDetail, Status, Trigger, TriggerKind};
+use crate::store::pins::Pin;
 use crate::store::sessions::append_message;
 use crate::transcript::{estimate_tokens, Message, NewMessage, Role};
 
@@ -20,13 +21,19 @@ pub fn placeholder(chars: u64, call_id: &str) -> String {
 }
 
 /// Whether `message` is a tool result masking may replace: an original result or one cut by the
-/// budget (a truncated copy), not already a placeholder (a copy that is not truncated), not pinned.
-fn maskable(message: &Message, pinned: &[i64]) -> bool {
+/// budget (a truncated copy), not already a placeholder (a copy that is not truncated), and holding
+/// no pin — neither a pinned message nor a pinned sentence.
+fn maskable(message: &Message, pins: &[Pin]) -> bool {
     message.role == Role::Tool
         && !message.summary
         && (message.created_by.is_none() || message.truncated)
         && message.tool_call_id.is_some()
-        && !pinned.contains(&message.seq)
+        && !pins.iter().any(|p| p.seq == Some(message.seq) || holds(&message.content, &p.text))
+}
+
+fn holds(content: &str, pinned: &str) -> bool {
+    let pinned = pinned.trim();
+    !pinned.is_empty() && content.contains(pinned)
 }
 
 /// What masking would replace in `live`: the tool results before the kept turns, each with its
@@ -40,13 +47,13 @@ pub struct MaskPlan<'m> {
 }
 
 /// The plan for `live` keeping the last `keep_turns` turns; `Err` says why nothing can be masked.
-pub fn plan<'m>(live: &'m [Message], pinned: &[i64], keep_turns: u32) -> std::result::Result<MaskPlan<'m>, String> {
+pub fn plan<'m>(live: &'m [Message], pins: &[Pin], keep_turns: u32) -> std::result::Result<MaskPlan<'m>, String> {
     let shapes: Vec<_> = live.iter().map(shape_of).collect();
     let cut = select_safe_boundary(&shapes, keep_turns).map_err(|skip| skip.message().to_string())?;
     // A result no longer than its placeholder stays: masking it would save nothing.
     let (targets, copies): (Vec<&Message>, Vec<(i64, String)>) = live[..cut]
         .iter()
-        .filter(|m| maskable(m, pinned))
+        .filter(|m| maskable(m, pins))
         .map(|m| (m, placeholder(m.content.chars().count() as u64, m.tool_call_id.as_deref().unwrap_or_default())))
         .filter(|(m, text)| m.content.chars().count() > text.chars().count())
         .map(|(m, text)| (m, (m.seq, text)))
@@ -59,18 +66,13 @@ pub fn plan<'m>(live: &'m [Message], pinned: &[i64], keep_turns: u32) -> std::re
     Ok(MaskPlan { targets, copies, masked_chars, placeholder_chars })
 }
 
-/// The seqs of the session's pinned messages: masking leaves them whole.
-pub fn pinned_seqs(ctx: &Context<'_>) -> Result<Vec<i64>> {
-    Ok(ctx.store.pins(ctx.session_id())?.into_iter().filter_map(|p| p.seq).collect())
-}
-
 /// Masks the tool results before the kept turns. `Skipped` when there is none.
 pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome> {
     let reason = CompactionReason::Mask;
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
     let MaskPlan { targets, copies, masked_chars, placeholder_chars } =
-        match plan(&live, &pinned_seqs(ctx)?, ctx.config.compaction.keep_turns) {
+        match plan(&live, &ctx.store.pins(ctx.session_id())?, ctx.config.compaction.keep_turns) {
             Ok(plan) => plan,
             Err(why) => return Ok(skipped(ctx, &why)),
         };

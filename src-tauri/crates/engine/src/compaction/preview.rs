@@ -7,10 +7,10 @@ use serde::Serialize;
 use super::boundary::select_safe_boundary;
 use super::budget::{auto_compaction_due, Pressure};
 use super::fit::pressure;
-use super::mask::{self, pinned_seqs};
+use super::mask;
 use super::pins;
 use super::strategy::default_strategy;
-use super::summarize::shape_of;
+use super::summarize::{shape_of, summarizer_reads};
 use crate::config::Strategy;
 use crate::context::Context;
 use crate::error::Result;
@@ -68,7 +68,9 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
             Ok(cut) => StrategyPreview {
                 after_tokens: estimate_tokens(fixed + pinned_chars + kept_chars(&live[cut..])),
                 checkpoint_max_tokens: Some(u64::from(settings.max_output_tokens)),
-                summarizer_tokens: Some(estimate_tokens(request_chars)),
+                summarizer_tokens: Some(estimate_tokens(
+                    request_chars - kept_chars(&live[summarizer_reads(&live, cut)..]),
+                )),
                 summarized: cut as u64,
                 ..base.clone()
             },
@@ -92,7 +94,7 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
             ..base.clone()
         }
     };
-    let (mask, masked_pressure) = match mask::plan(&live, &pinned_seqs(ctx)?, settings.keep_turns) {
+    let (mask, masked_pressure) = match mask::plan(&live, &ctx.store.pins(ctx.session_id())?, settings.keep_turns) {
         Ok(plan) => {
             let after = now.request_chars() - plan.masked_chars + plan.placeholder_chars;
             let preview = StrategyPreview {

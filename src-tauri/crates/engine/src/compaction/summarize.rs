@@ -15,7 +15,7 @@ use crate::model::{Outgoing, Purpose};
 use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger};
 use crate::store::JournalState;
-use crate::transcript::{estimate_tokens, Message};
+use crate::transcript::{estimate_tokens, Message, Role};
 use crate::view::{system_prompt, PreparedRequest};
 
 use super::boundary::{select_safe_boundary, Shape};
@@ -40,6 +40,23 @@ pub fn shape_of(message: &Message) -> Shape {
         calls: message.tool_calls.iter().map(|c| c.id.clone()).collect(),
         answers: message.tool_call_id.clone(),
     }
+}
+
+/// How much of `live` the summarizer reads: all of it but what arrived after the last request was
+/// sent — the trailing new prompt, or tool results with the answer that called them — where that
+/// lies in the kept turns (from `cut`). The rest is a prefix of the last request, in the server's
+/// cache; the trailing part would otherwise be read twice, by the summarizer and after the checkpoint.
+pub fn summarizer_reads(live: &[Message], cut: usize) -> usize {
+    let mut end = live.len();
+    while end > cut && matches!(live[end - 1].role, Role::User | Role::Tool) && !live[end - 1].summary {
+        end -= 1;
+    }
+    // Results left out take the call with them: a call is never sent without its results.
+    let called = |m: &Message| m.role == Role::Assistant && !m.tool_calls.is_empty();
+    if end > cut && end < live.len() && called(&live[end - 1]) && live[end].role == Role::Tool {
+        end -= 1;
+    }
+    end
 }
 
 fn excerpt(text: &str, max: usize) -> String {
@@ -116,18 +133,24 @@ pub async fn compact(
     let hooks = before_hooks(ctx, plugins, reason, focus.as_deref()).await;
     let all_fields: Vec<OutputField> = hooks.fields.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
 
-    // The live request, unchanged, with the summary request appended: a prefix cache can reuse it.
+    // The live request as last sent, unchanged, with the summary request appended: a prefix cache
+    // can reuse it. What arrived since and stays in the kept turns (a command's output, a new
+    // prompt) is left out: it is read once, after the checkpoint, not also by the summarizer.
     let kept_from = live.get(cut).map(|m| excerpt(&m.content, 80)).filter(|s| !s.is_empty());
     let request_text = summary_request(focus.as_deref(), kept_from.as_deref(), &hooks.instructions, &all_fields);
     let summarized: Vec<Message> = live[..cut].to_vec();
     let anchor = summarized.last().map(|m| m.anchor).unwrap_or(0);
     let max_tokens = ctx.config.compaction.max_output_tokens;
     let options = RequestOptions { max_tokens, tool_choice_none: true };
-    let (call_id, completion, before_chars) =
-        match request_summary(ctx, Purpose::Compaction, live, &request_text, options).await? {
+    let mut read = live;
+    let unread = read.split_off(summarizer_reads(&read, cut));
+    let unread_chars: u64 = unread.iter().map(|m| m.chars).sum();
+    let (call_id, completion, read_chars) =
+        match request_summary(ctx, Purpose::Compaction, read, &request_text, options).await? {
             Ok(sent) => sent,
             Err(failed) => return Ok(failed),
         };
+    let before_chars = read_chars + unread_chars;
     let truncated = completion.finish_reason.as_deref() == Some("length");
     let parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
         Ok(parsed) => parsed,
