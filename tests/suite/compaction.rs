@@ -321,6 +321,46 @@ async fn a_big_output_that_fires_compaction_mid_turn_is_read_once_not_by_the_sum
     assert!(shown["compactions"][0]["beforeChars"].as_u64().unwrap() > output.len() as u64);
 }
 
+/// I20 `overflow`: a request the provider refuses as too long is compacted once and sent again;
+/// the record says why it fired. A second refusal in the same turn is the error.
+#[tokio::test]
+async fn a_request_refused_as_too_long_is_compacted_once_and_sent_again() {
+    let refusal = json!({"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages resulted in 5210 tokens.",
+                                   "type": "invalid_request_error", "code": "context_length_exceeded"}})
+    .to_string();
+    let mut script = answers(2);
+    script.push(Reply::Status(400, refusal.clone()));
+    script.push(Reply::Answer(Answer::text(&checkpoint("after the overflow", &[]))));
+    script.push(Reply::Answer(Answer::text("answer 3")));
+    script.push(Reply::Status(400, refusal.clone()));
+    script.push(Reply::Answer(Answer::text(&checkpoint("again", &[]))));
+    script.push(Reply::Status(400, refusal));
+    let h = Harness::with_config(script, json!({"plugins": [], "compaction": {"keepTurns": 1}})).await;
+    let session = session_with_turns(&h, 2).await;
+    let run = h.run(&["--session", &session], "question 3").await;
+    run.assert_ok();
+    assert_eq!(
+        run.event_types(),
+        ["session", "compaction_started", "compaction_completed", "model_call", "turn_completed"]
+    );
+    let bodies = post_bodies(&h);
+    assert_eq!(bodies.len(), 5, "two turns, the refused call, the summary, the call sent again");
+    assert_eq!(bodies[3]["tool_choice"], "none");
+    let again = conversation(&bodies[4]);
+    assert!(again[0]["content"].as_str().unwrap().contains("after the overflow"), "{again:#?}");
+    assert_eq!(again.last().unwrap(), &json!({"role": "user", "content": "question 3"}));
+    let shown = h.alisio(&["sessions", "show", &session, "--json"]).await.assert_ok().json();
+    let trigger = &shown["compactions"][0]["trigger"];
+    assert_eq!(trigger["kind"], "overflow");
+    assert!(trigger["promptTokens"].as_u64().unwrap() > 0, "{trigger}");
+
+    // Refused again after its compaction: the turn fails with the provider's message.
+    let failed = h.run(&["--session", &session], "question 4").await;
+    assert_eq!(failed.code, 1);
+    assert!(failed.stderr.contains("maximum context length"), "{}", failed.stderr);
+    assert_eq!(post_bodies(&h).len(), 8, "one compaction per turn, one retry");
+}
+
 #[tokio::test]
 async fn an_irreducible_conversation_fails_with_the_budget_message_and_sends_nothing() {
     let instructions = "Follow the house rules. ".repeat(200);

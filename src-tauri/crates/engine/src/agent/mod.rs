@@ -222,6 +222,7 @@ impl Engine {
         let limits = &self.config.limits;
         let mut strategy = strategy_for(&self.config, &self.plugins);
         let mut tokens_used: u64 = 0;
+        let mut overflowed = false;
         for step in 1..=limits.max_steps_per_turn {
             if let Some(max) = limits.max_tokens {
                 if tokens_used >= max {
@@ -234,7 +235,22 @@ impl Engine {
             }
             report_mcp_failures(ctx);
             strategy.before_call(ctx).await?;
-            let Step { completion, request_chars, journal } = call_model(ctx).await?;
+            let sent = match call_model(ctx).await {
+                // Refused as too long: compact once per turn and send again.
+                Err(Error::Provider(error))
+                    if compaction::is_context_overflow(&error) && ctx.config.compaction.auto && !overflowed =>
+                {
+                    overflowed = true;
+                    let outcome = compaction::compact_after_overflow(ctx, &self.plugins, &error).await?;
+                    if !matches!(outcome, CompactOutcome::Completed { .. }) {
+                        return Err(Error::Provider(error));
+                    }
+                    strategy.before_call(ctx).await?;
+                    call_model(ctx).await?
+                }
+                sent => sent?,
+            };
+            let Step { completion, request_chars, journal } = sent;
             tokens_used +=
                 completion.usage.prompt_tokens.unwrap_or(0) + completion.usage.completion_tokens.unwrap_or(0);
             let gate = strategy.after_answer(ctx, &completion, request_chars).await?;

@@ -84,7 +84,11 @@ pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome
         before_chars,
         after_chars: before_chars - masked_chars + placeholder_chars,
         detail: RecordDetail::Reduction,
-        trigger: Some(trigger.as_kind(TriggerKind::Mask)),
+        // A masking step keeps the figures that fired it; an overflow stays an overflow.
+        trigger: Some(match trigger.kind {
+            TriggerKind::Overflow => trigger.clone(),
+            _ => trigger.as_kind(TriggerKind::Mask),
+        }),
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;

@@ -22,5 +22,8 @@ mod summarize;
 pub use budget::Pressure;
 pub use fit::{pressure, reduce_kept_tail};
 pub use preview::StrategyPreview;
-pub use strategy::{compact_now, default_strategy, strategy_for, ContextStrategy, ManualCompaction, StepEnd, ToolGate};
+pub use strategy::{
+    compact_after_overflow, compact_now, default_strategy, is_context_overflow, strategy_for, ContextStrategy,
+    ManualCompaction, StepEnd, ToolGate,
+};
 pub use summarize::{apply_proposal, compact, shape_of, undo_compaction, CompactOutcome};

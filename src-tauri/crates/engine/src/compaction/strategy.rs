@@ -118,6 +118,41 @@ pub async fn compact_now(
     }
 }
 
+/// Whether a provider's error says the request was over the model's context (OpenAI, vLLM,
+/// llama.cpp, Anthropic, Gemini and OpenRouter phrase it differently).
+pub fn is_context_overflow(error: &str) -> bool {
+    const SIGNS: [&str; 8] = [
+        "context_length_exceeded",
+        "maximum context length",
+        "exceeds the available context size",
+        "exceed_context_size_error",
+        "prompt is too long",
+        "exceeds the context window",
+        "input token count",
+        "context length exceeded",
+    ];
+    let error = error.to_ascii_lowercase();
+    SIGNS.iter().any(|sign| error.contains(sign))
+}
+
+/// The provider refused the request as too long (`error`): one compaction under the default
+/// strategy, trigger `overflow` with the request's estimate. The caller retries once when it completed.
+pub async fn compact_after_overflow(
+    ctx: &Context<'_>,
+    plugins: &[Box<dyn CompactionPlugin>],
+    error: &str,
+) -> Result<CompactOutcome> {
+    tracing::debug!(error, "the provider refused the request as too long; compacting");
+    let trigger = Trigger {
+        kind: crate::store::compactions::TriggerKind::Overflow,
+        prompt_tokens: Some(pressure(ctx)?.request_tokens()),
+        window: ctx.model.context_window().await,
+        threshold: None,
+    };
+    let strategy = default_strategy(ctx.config);
+    compact_now(ctx, plugins, strategy, CompactionReason::Auto, None, false, trigger).await
+}
+
 /// Native: checkpoints before a call when a trigger fires; the hard limit at every call.
 struct NativeStrategy<'p> {
     plugins: &'p [Box<dyn CompactionPlugin>],
@@ -180,5 +215,35 @@ impl ContextStrategy for CacheStrategy {
             let settings = &ctx.config.cache_compact;
             Ok(if settings.auto_resume { StepEnd::Resume(settings.resume_prompt.clone()) } else { StepEnd::EndTurn })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_context_overflow;
+
+    #[test]
+    fn context_overflow_is_told_from_other_refusals() {
+        let overflows = [
+            // OpenAI / vLLM
+            r#"answered HTTP 400: {"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","code":"context_length_exceeded"}}"#,
+            // llama.cpp server
+            r#"answered HTTP 400: {"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}"#,
+            // Anthropic
+            r#"answered HTTP 400: {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+            // Gemini
+            "answered HTTP 400: The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+        ];
+        for error in overflows {
+            assert!(is_context_overflow(error), "{error}");
+        }
+        let others = [
+            r#"answered HTTP 400: {"error":{"message":"Invalid value for 'tool_choice'","code":"invalid_value"}}"#,
+            "answered HTTP 429 after 3 tries: Rate limit reached for requests",
+            "answered HTTP 401: invalid api key",
+        ];
+        for error in others {
+            assert!(!is_context_overflow(error), "{error}");
+        }
     }
 }
