@@ -216,6 +216,10 @@ afterTokens: number,
  */
 checkpointMaxTokens: number | null, 
 /**
+ * The size of the session's newest checkpoint, in tokens: what a new one is likely to be.
+ */
+checkpointLastTokens: number | null, 
+/**
  * Tokens the summarizer call reads (none when no model is asked).
  */
 summarizerTokens: number | null, 

@@ -45,7 +45,8 @@ export function CompactDialog(props: {
         {previews?.map((p) => {
           const text = STRATEGY_TEXT[p.strategy];
           const after = (100 * p.afterTokens) / widest;
-          const checkpoint = (100 * (p.checkpointMaxTokens ?? 0)) / widest;
+          // The checkpoint drawn at the size of the session's last one (its budget is only a bound).
+          const checkpoint = (100 * (p.checkpointLastTokens ?? 0)) / widest;
           return (
             <label class={`strategy${p.unavailable ? " unavailable" : ""}${chosen === p.strategy ? " chosen" : ""}`} key={p.strategy} data-testid={`strategy-${p.strategy}`}>
               <input type="radio" name="strategy" checked={chosen === p.strategy} disabled={!!p.unavailable} onChange={() => setChosen(p.strategy)} />

@@ -481,7 +481,7 @@ describe("why a compaction fired", () => {
 });
 
 describe("the compaction dialog's strategy previews", () => {
-  const base = { strategy: "mask" as const, isDefault: false, unavailable: null, beforeTokens: 12_300, afterTokens: 4_100, checkpointMaxTokens: null, summarizerTokens: null, summarized: 0, masked: 6, pinnedTokens: 40 };
+  const base = { strategy: "mask" as const, isDefault: false, unavailable: null, beforeTokens: 12_300, afterTokens: 4_100, checkpointMaxTokens: null, checkpointLastTokens: null, summarizerTokens: null, summarized: 0, masked: 6, pinnedTokens: 40 };
   it("says before → after, with the checkpoint the model writes apart", async () => {
     const { strategyEffect, strategyWork } = await import("./logic");
     expect(strategyEffect(base)).toBe("≈ 12.3k tokens → 4,100 tokens");
@@ -489,6 +489,7 @@ describe("the compaction dialog's strategy previews", () => {
     const summary = { ...base, strategy: "native" as const, masked: 0, checkpointMaxTokens: 1200, summarizerTokens: 12_300, summarized: 14 };
     expect(strategyEffect(summary)).toBe("≈ 12.3k tokens → 4,100 tokens + a checkpoint ≤ 1,200 tokens");
     expect(strategyWork(summary)).toBe("summarizes 14 messages (the summarizer reads 12.3k tokens) · pins carried: 40 tokens");
+    expect(strategyEffect({ ...summary, checkpointLastTokens: 420 })).toBe("≈ 12.3k tokens → 4,100 tokens + a checkpoint ≤ 1,200 tokens; the last one was 420 tokens");
     expect(strategyEffect({ ...base, unavailable: "nothing to mask" })).toBe("not now: nothing to mask");
   });
 });

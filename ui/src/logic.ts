@@ -711,7 +711,8 @@ export const STRATEGY_TEXT: Record<Strategy, { name: string; what: string }> = {
  */
 export function strategyEffect(p: StrategyPreview): string {
   if (p.unavailable) return `not now: ${p.unavailable}`;
-  const checkpoint = p.checkpointMaxTokens !== null ? ` + a checkpoint ≤ ${formatTokens(p.checkpointMaxTokens)}` : "";
+  const last = p.checkpointLastTokens !== null ? `; the last one was ${formatTokens(p.checkpointLastTokens)}` : "";
+  const checkpoint = p.checkpointMaxTokens !== null ? ` + a checkpoint ≤ ${formatTokens(p.checkpointMaxTokens)}${last}` : "";
   return `≈ ${formatTokens(p.beforeTokens)} → ${formatTokens(p.afterTokens)}${checkpoint}`;
 }
 

@@ -32,6 +32,8 @@ pub struct StrategyPreview {
     pub after_tokens: u64,
     /// The model writes a checkpoint of at most this many tokens, added to `afterTokens`.
     pub checkpoint_max_tokens: Option<u64>,
+    /// The size of the session's newest checkpoint, in tokens: what a new one is likely to be.
+    pub checkpoint_last_tokens: Option<u64>,
     /// Tokens the summarizer call reads (none when no model is asked).
     pub summarizer_tokens: Option<u64>,
     /// Messages a checkpoint replaces.
@@ -50,6 +52,8 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
     let fixed = now.request_chars().saturating_sub(live_chars);
     let pinned_chars = pins::block(ctx)?.map_or(0, |b| b.chars());
     let settings = &ctx.config.compaction;
+    let records = ctx.store.compactions(ctx.session_id())?;
+    let last = records.iter().rev().find_map(|r| r.checkpoint()).map(|c| estimate_tokens(c.checkpoint_chars));
     let base = StrategyPreview {
         strategy: Strategy::Native,
         is_default: false,
@@ -57,6 +61,7 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
         before_tokens: now.request_tokens(),
         after_tokens: now.request_tokens(),
         checkpoint_max_tokens: None,
+        checkpoint_last_tokens: None,
         summarizer_tokens: None,
         summarized: 0,
         masked: 0,
@@ -68,6 +73,7 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
             Ok(cut) => StrategyPreview {
                 after_tokens: estimate_tokens(fixed + pinned_chars + kept_chars(&live[cut..])),
                 checkpoint_max_tokens: Some(u64::from(settings.max_output_tokens)),
+                checkpoint_last_tokens: last,
                 summarizer_tokens: Some(estimate_tokens(
                     request_chars - kept_chars(&live[summarizer_reads(&live, cut)..]),
                 )),
@@ -89,6 +95,7 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
             strategy: Strategy::Cache,
             after_tokens: estimate_tokens(fixed + pinned_chars),
             checkpoint_max_tokens: Some(u64::from(ctx.config.cache_compact.summary_max_tokens)),
+            checkpoint_last_tokens: last,
             summarizer_tokens: Some(now.request_tokens()),
             summarized: live.len() as u64,
             ..base.clone()
