@@ -13,6 +13,7 @@ mod compaction;
 mod cost;
 mod failures;
 mod fidelity;
+mod forks;
 mod guard;
 mod hardening;
 mod import;

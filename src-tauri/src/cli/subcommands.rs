@@ -81,6 +81,24 @@ pub enum SessionsCommand {
         #[arg(long)]
         acknowledge: bool,
     },
+    /// A new session from what the model saw after message SEQ (any session, own or imported;
+    /// the source is not changed), ready for `run` on any profile
+    Fork {
+        session: String,
+        /// The message after which it branches (see `sessions show`)
+        #[arg(long, value_name = "SEQ")]
+        at: i64,
+        /// Its title (default: "Fork of <title> at #SEQ")
+        #[arg(long)]
+        title: Option<String>,
+        /// Where its tools work (default: the source's workspace if it is a folder here, else the
+        /// current directory)
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Two sessions compared: the shared messages, the first divergence, each side's calls,
+    /// tokens, cost, compactions, tools and files
+    Diff { a: String, b: String },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

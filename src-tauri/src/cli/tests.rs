@@ -22,6 +22,8 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("sessions show", &["views::stored", "views::model"]),
     ("sessions export", &["export::session"]),
     ("sessions recover", &["sessions::recover", "sessions::uncertain"]),
+    ("sessions fork", &["forks::fork"]),
+    ("sessions diff", &["forks::diff"]),
     ("calls list", &["calls::list"]),
     ("calls show", &["calls::show"]),
     ("calls composition", &["calls::compositions"]),

@@ -13,6 +13,7 @@ pub mod diff;
 pub mod error;
 pub mod events;
 pub mod export;
+pub mod forks;
 pub mod import;
 pub mod mcp;
 pub mod models;

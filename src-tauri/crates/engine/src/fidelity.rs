@@ -215,6 +215,11 @@ fn normalize(path: &str, workspace: &str) -> String {
     relative.strip_prefix("./").unwrap_or(relative).to_string()
 }
 
+/// The files one tool call writes or edits, as the workspace names them.
+pub fn files_changed(name: &str, arguments: &str, workspace: &str) -> Vec<String> {
+    files_of(name, arguments, workspace).into_iter().filter(|(_, op)| *op != FileOp::Read).map(|(p, _)| p).collect()
+}
+
 /// The files one tool call touches, with what it did to each.
 fn files_of(name: &str, arguments: &str, workspace: &str) -> Vec<(String, FileOp)> {
     let lower = name.to_lowercase();

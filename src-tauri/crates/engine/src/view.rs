@@ -388,6 +388,8 @@ pub struct StoredView {
     pub compactions: Vec<CompactionView>,
     pub tool_calls: Vec<JournalEntry>,
     pub model_calls: Vec<ModelCallRecord>,
+    /// The session and message a fork came from (I17); null for any other session.
+    pub forked_from: Option<crate::store::sessions::ForkedFrom>,
 }
 
 /// Expands `[from, to]` ranges into seqs.
@@ -431,6 +433,7 @@ pub fn stored_view_page(
         compactions,
         tool_calls: journal,
         model_calls: store.model_calls(&record.id)?,
+        forked_from: record.forked_from.clone(),
         session: record.clone(),
     })
 }
@@ -448,6 +451,7 @@ pub fn stored_view_since(store: &Store, record: &Session, after: (i64, i64)) -> 
         compactions,
         tool_calls: journal,
         model_calls: store.model_calls(&record.id)?,
+        forked_from: record.forked_from.clone(),
         session: record.clone(),
     })
 }

@@ -1,6 +1,8 @@
-//! `alisio sessions`: the list, one session (stored or as the model sees it), an export, recovery.
+//! `alisio sessions`: the list, one session (stored or as the model sees it), an export, recovery,
+//! a fork, two sessions compared.
 
 use alisio_api::export::{self, ExportRequest};
+use alisio_api::forks;
 use alisio_api::sessions::{self, SessionRequest};
 use alisio_api::views::{self, StoredRequest};
 use alisio_api::{ApiResult, App};
@@ -34,6 +36,13 @@ pub async fn command(app: &App, out: Output, command: SessionsCommand) -> ApiRes
         }
         SessionsCommand::Recover { session, acknowledge: true } => {
             out.show(&sessions::recover(app, SessionRequest::new(session)).await?)
+        }
+        SessionsCommand::Fork { session, at, title, workspace } => {
+            let workspace = workspace.map(|w| std::path::absolute(&w).unwrap_or(w).display().to_string());
+            out.show(&forks::fork(app, forks::ForkRequest { session, at, title, workspace }).await?)
+        }
+        SessionsCommand::Diff { a, b } => {
+            out.show(&forks::diff(app, forks::DiffRequest { a, b, messages: None }).await?)
         }
     }
 }

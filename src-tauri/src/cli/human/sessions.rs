@@ -216,3 +216,51 @@ impl Human for PinRemoved {
         println!("Removed pin {}; {} left.", self.id, self.left.len());
     }
 }
+
+impl Human for alisio_api::forks::Forked {
+    fn print(&self) {
+        println!(
+            "Forked {} at message #{} into {} ({} messages, workspace {}); continue it with `alisio run --session {} \"…\"`.",
+            self.forked_from.session, self.forked_from.seq, self.id, self.messages, self.workspace, self.id
+        );
+    }
+}
+
+impl Human for alisio_engine::calls::compare::SessionDiff {
+    fn print(&self) {
+        println!("{} messages shared", self.shared_messages);
+        match &self.first_divergence {
+            None => println!("no divergence: the transcripts are the same"),
+            Some(d) => {
+                let side = |seq: Option<i64>, text: &Option<String>| match (seq, text) {
+                    (Some(seq), Some(text)) => format!("#{seq} {}", super::excerpt(&text.replace('\n', " "), 100)),
+                    _ => "(ended)".to_string(),
+                };
+                println!("first divergence:\n  A {}\n  B {}", side(d.a, &d.before), side(d.b, &d.after));
+            }
+        }
+        let (a, b) = (&self.a, &self.b);
+        let row = |name: &str, x: u64, y: u64| {
+            println!("{name:<18} {x:>12} {y:>12} {:>+12}", y as i128 - x as i128);
+        };
+        println!("\n{:<18} {:>12} {:>12} {:>12}", "", "A", "B", "B − A");
+        row("calls", a.calls, b.calls);
+        row("prompt tokens", a.prompt_tokens, b.prompt_tokens);
+        row("cached tokens", a.cached_tokens, b.cached_tokens);
+        row("completion tokens", a.completion_tokens, b.completion_tokens);
+        row("compactions", a.compactions, b.compactions);
+        let cost = |c: Option<alisio_engine::cost::Money>| c.map_or("-".to_string(), |m| m.to_string());
+        println!("{:<18} {:>12} {:>12}", "cost", cost(a.cost_usd), cost(b.cost_usd));
+        let mut tools: Vec<&String> = a.tools.keys().chain(b.tools.keys()).collect();
+        tools.sort();
+        tools.dedup();
+        for tool in tools {
+            let count = |t: &std::collections::BTreeMap<String, u64>| t.get(tool).copied().unwrap_or(0);
+            row(&format!("tool {tool}"), count(&a.tools), count(&b.tools));
+        }
+        let only = |x: &[String], y: &[String]| x.iter().filter(|f| !y.contains(f)).cloned().collect::<Vec<_>>();
+        println!("files, both: {}", a.files.iter().filter(|f| b.files.contains(f)).count());
+        println!("files, A only: {}", only(&a.files, &b.files).join(", "));
+        println!("files, B only: {}", only(&b.files, &a.files).join(", "));
+    }
+}

@@ -6,6 +6,7 @@
 
 pub mod breaks;
 pub mod claude_log;
+pub mod compare;
 pub mod composition;
 #[cfg(test)]
 mod corpus_tests;

@@ -4,6 +4,7 @@
 
 pub mod captured;
 pub mod compactions;
+mod forks;
 pub mod imported;
 pub mod journal;
 mod ledger;

@@ -144,6 +144,18 @@ pub struct Session {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub source_path: Option<String>,
+    /// The session and message this one was forked from (I17).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+/// Where a fork came from: the source session and the message after which it branched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ForkedFrom {
+    pub session: String,
+    pub seq: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -188,7 +200,8 @@ pub(crate) const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls
                                source_id, meta, off_view";
 
 /// The columns of a session row, in the order `session_from_row` reads them.
-pub(crate) const SESSION_COLUMNS: &str = "id, title, workspace, created_at, updated_at, source, source_path";
+pub(crate) const SESSION_COLUMNS: &str =
+    "id, title, workspace, created_at, updated_at, source, source_path, forked_from, forked_at_seq";
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -199,6 +212,10 @@ fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
         updated_at: row.get(4)?,
         source: row.get(5)?,
         source_path: row.get(6)?,
+        forked_from: match (row.get::<_, Option<String>>(7)?, row.get::<_, Option<i64>>(8)?) {
+            (Some(session), Some(seq)) => Some(ForkedFrom { session, seq }),
+            _ => None,
+        },
     })
 }
 
@@ -270,6 +287,7 @@ impl Store {
             updated_at: now,
             source: None,
             source_path: None,
+            forked_from: None,
         };
         self.write(|tx| {
             tx.conn().execute(
