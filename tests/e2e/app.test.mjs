@@ -69,6 +69,7 @@ before(async () => {
     JSON.stringify(checkpoint),
     JSON.stringify(forgetful),
     JSON.stringify(checkpoint), // the pins test's compaction
+    "Forked and continued another way.", // the fork test's turn
   ]);
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
   // Up to just after the manual compaction; turn 6 is appended while the window shows it.
@@ -274,6 +275,42 @@ test("pins: a message pinned from its button is listed; the dialog previews each
   await driver.click(await driver.waitFor("[data-testid=remove-pin]"));
   await driver.waitFor("[data-testid=notice]", { text: "Pin 1 removed" });
   assert.deepEqual(cli("pin", id, "--list"), []);
+});
+
+test("fork and compare: forked from a message, a turn run in the fork, the two compared", async () => {
+  const source = await sessionId();
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
+  const answer = await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "line field first" });
+  const at = await driver.execute(
+    "return Number([...document.querySelectorAll('[data-testid=stored-view] [data-testid=message]')].find((m) => m.textContent.includes('line field first') && m.querySelector('[data-testid=fork-message]')).dataset.seq)",
+  );
+  await driver.click(await driver.findIn(answer, "[data-testid=fork-message]"));
+  await driver.waitFor("[data-testid=notice]", { text: `Forked at #${at}` });
+  await driver.waitFor("[data-testid=session-item].active", { text: "Fork of Demo" });
+  const fork = cli("sessions", "list").find((s) => s.title.startsWith("Fork of Demo"));
+  const shown = cli("sessions", "show", fork.id);
+  assert.deepEqual(shown.forkedFrom, { session: source, seq: at });
+
+  // A turn in the fork: its request carries the source's history up to the fork point.
+  const before = (await server.received()).length;
+  await driver.type(await driver.waitFor("[data-testid=composer]"), "Try another way.");
+  await driver.click(await driver.waitFor("[data-testid=send]"));
+  await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "Forked and continued another way.", timeoutMs: 30_000 });
+  const sent = (await server.received()).slice(before);
+  assert.equal(sent.length, 1);
+  const texts = sent[0].messages.map((m) => m.content);
+  assert.ok(texts.includes("The parser tests will need the line field first."), JSON.stringify(texts));
+  assert.equal(texts.at(-1), "Try another way.");
+
+  // Compare: the fork beside its source, the shared prefix and where they part.
+  const diff = cli("sessions", "diff", source, fork.id);
+  await driver.click(await driver.waitFor("[data-testid=tab-compare]"));
+  await driver.waitFor("[data-testid=compare-summary]", { text: `${diff.sharedMessages} message` });
+  await driver.waitFor("[data-testid=first-divergence]", { text: "Try another way." });
+  await driver.waitFor("[data-testid=compare-row]", { text: "calls" });
+  await shot("compare");
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
+  await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo —" }));
 });
 
 test("an imported Codex session: source badge, read-only, reconstructed view, its compaction, followed live", async () => {

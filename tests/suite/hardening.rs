@@ -407,15 +407,20 @@ async fn no_request_is_sent_over_the_hard_limit_and_huge_edited_checkpoints_are_
     );
     assert_eq!(h.rows("SELECT status FROM compactions"), vec![vec![json!("proposed")]], "nothing applied");
 
-    // The transcript is just under the limit: the summarizer's request (the live request plus the
-    // summary request) would be over it, so it is not sent and the turn goes on without it.
+    // The transcript is just under the limit (turn 3 sent without automatic compaction): the
+    // summarizer's request (the request as last sent plus the summary request) would be over it,
+    // so it is not sent.
     let chars =
         h.alisio(&["sessions", "show", &session, "--view", "model", "--json"]).await.json()["chars"].as_u64().unwrap();
-    let big = "c".repeat((limit - 30 - chars) as usize);
-    let third = h.run(&["--session", &session], &big).await;
+    let big = "c".repeat((limit - 30 - chars - "third".len() as u64) as usize);
+    let manual_only = h.home.path().join("manual.json");
+    std::fs::write(&manual_only, json!({"compaction": {"auto": false}}).to_string()).unwrap();
+    let third = h.run(&["--session", &session, "--config", manual_only.to_str().unwrap()], &big).await;
     third.assert_ok();
+    let compact = h.alisio(&["compact", &session, "--json"]).await;
+    assert_eq!(compact.code, 1, "{}", compact.stderr);
     let failed =
-        third.events().into_iter().find(|e| e["type"] == "compaction_failed").expect("the summary was refused");
+        compact.events().into_iter().find(|e| e["type"] == "compaction_failed").expect("the summary was refused");
     assert!(failed["error"].as_str().unwrap().contains("The compaction request was not sent"), "{failed}");
     assert_eq!(h.server.bodies().len(), 4, "turns 1–3 and the preview's summary; no oversized summary");
     for body in h.server.bodies() {

@@ -28,6 +28,7 @@ import type { Tab } from "./tabs";
 import { TrimmedOutputs } from "./panes/TrimmedOutputs";
 import { CacheHeader } from "./panes/CacheHeader";
 import { UsageView } from "./panes/UsageView";
+import { ComparePane } from "./panes/ComparePane";
 
 
 const TABS: Array<[Tab, string, string]> = [
@@ -37,6 +38,7 @@ const TABS: Array<[Tab, string, string]> = [
   ["diffs", "Trimmed outputs", "Ctrl+4"],
   ["requests", "Requests", "Ctrl+5"],
   ["usage", "Usage", "Ctrl+6"],
+  ["compare", "Compare", "Ctrl+7"],
 ];
 
 export function App() {
@@ -132,6 +134,15 @@ export function App() {
       },
       { notice: (p) => `Pinned #${seq} (pin ${p.id}): every request after a checkpoint carries it verbatim` },
     );
+  // Fork from here (I17): a new session from what the model saw after message `seq`; it opens.
+  const fork = (seq: number) =>
+    selected &&
+    feedback.act(() => api.forksFork({ session: selected, at: seq }), {
+      notice: (f) => {
+        loadSessions().then(() => setSelected(f.id));
+        return `Forked at #${seq}: a new session of ${f.messages} messages (the source is unchanged)`;
+      },
+    });
   const removePin = (id: number) =>
     selected && feedback.act(async () => setPins(await api.pinsRemove({ session: selected, id })), { notice: () => `Pin ${id} removed` });
 
@@ -245,7 +256,7 @@ export function App() {
               onNearStart={() => selected && view.loadOlder(selected)}
               onNearEnd={() => selected && view.loadNewer(selected)}
               hasNewer={view.hasNewer}
-              actions={{ openDiff, acknowledge, pin }}
+              actions={{ openDiff, acknowledge, pin, fork }}
             />
           )}
           {selected && tab === "model" && view.wire && (
@@ -256,6 +267,19 @@ export function App() {
               source={current?.source}
               onChoose={(value) => view.chooseCall(selected, value)}
               onRows={(from, to) => view.wantRows(selected, from, to)}
+            />
+          )}
+          {selected && tab === "compare" && (
+            <ComparePane
+              session={selected}
+              forkedFrom={view.stored?.forkedFrom?.session ?? null}
+              sessions={sessions}
+              onOpen={(id, seq) => {
+                pendingJump.current = seq;
+                setTab("stored");
+                if (id !== selected) setSelected(id);
+                else jumpTo(seq);
+              }}
             />
           )}
           {selected && tab === "timeline" && <Timeline session={selected} compactions={view.stored?.compactions ?? []} onJump={jumpTo} />}

@@ -26,7 +26,11 @@ export type Session = { id: SessionId, title: string, workspace: string, created
  * The agent an imported session was read from; absent for Alisio's own sessions, which are
  * the only ones `run` and `compact` may change.
  */
-source?: SourceKind, sourcePath?: string, };
+source?: SourceKind, sourcePath?: string, 
+/**
+ * The session and message this one was forked from (I17).
+ */
+forkedFrom?: ForkedFrom, };
 
 export type SessionId = string;
 
@@ -139,7 +143,11 @@ export type StoredView = { session: Session, messages: Array<StoredMessage>,
 /**
  * Whether older messages exist before `messages` (a page from the end of a long session).
  */
-hasOlder: boolean, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, };
+hasOlder: boolean, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, 
+/**
+ * The session and message a fork came from (I17); null for any other session.
+ */
+forkedFrom: ForkedFrom | null, };
 
 export type StoredMessage = { seq: number, anchor: number, role: Role, kind: MessageKind, content: string, chars: number, toolCalls: Array<ToolCall>, toolCallId: string | null, compacted: boolean, summary: boolean, truncated: boolean, 
 /**
@@ -195,6 +203,44 @@ fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Arr
 export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown" | "mask";
 
 export type Size = { chars: number, tokens: number, };
+
+export type SessionDiff = { sharedMessages: number, 
+/**
+ * Null when the transcripts are the same.
+ */
+firstDivergence: SessionDivergence | null, a: SessionTotals, b: SessionTotals, 
+/**
+ * The aligned transcripts (`--json` leaves them out: `sessions show` has them).
+ */
+messages?: [Array<AlignedMessage>, Array<AlignedMessage>], };
+
+export type SessionTotals = { calls: number, promptTokens: number, cachedTokens: number, completionTokens: number, 
+/**
+ * The priced calls' cost; null when none has a price.
+ */
+costUsd: number | null, 
+/**
+ * Compactions applied (checkpoints and maskings).
+ */
+compactions: number, 
+/**
+ * Tool calls by tool name.
+ */
+tools: { [key in string]: number }, 
+/**
+ * Files written or edited, as the workspace names them.
+ */
+files: Array<string>, };
+
+export type SessionDivergence = { a: number | null, b: number | null, before: string | null, after: string | null, };
+
+export type AlignedMessage = { seq: number, role: Role, text: string, 
+/**
+ * Tool names this message calls.
+ */
+calls: Array<string>, summary: boolean, };
+
+export type ForkedFrom = { session: string, seq: number, };
 
 export type CompactOutcome = { "outcome": "completed", compaction: number, partial: boolean, } | { "outcome": "proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, rendered: string, fidelity: Fidelity, } | { "outcome": "skipped", reason: string, } | { "outcome": "failed", error: string, };
 
@@ -611,6 +657,33 @@ edited: string | null, };
 export type ProposalRequest = { session: string, proposal: number, };
 
 export type CheckpointRequest = { session: string, checkpoint: number | null, };
+
+export type ForkRequest = { session: string, 
+/**
+ * The message after which the fork branches.
+ */
+at: number, 
+/**
+ * Default: "Fork of <title> at #<at>".
+ */
+title?: string, 
+/**
+ * Where its tools work. Default: the source's workspace when it is a folder here, else the
+ * current directory (an imported session may come from another machine).
+ */
+workspace?: string, };
+
+export type Forked = { id: string, workspace: string, forkedFrom: ForkedFrom, 
+/**
+ * Messages it starts with.
+ */
+messages: number, };
+
+export type SessionDiffRequest = { a: string, b: string, 
+/**
+ * The aligned transcripts too (the Compare view).
+ */
+messages?: boolean, };
 
 export type CallRequest = { session: string, n: number, };
 

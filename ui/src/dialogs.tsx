@@ -14,7 +14,7 @@ import { Dialog, FidelityReport } from "./components";
 export function CompactDialog(props: {
   session: string;
   onClose: () => void;
-  onCompact: (focus: string | null, preview: boolean, strategy: Strategy) => void;
+  onCompact: (focus: string | null, preview: boolean, strategy?: Strategy) => void;
 }) {
   const [focus, setFocus] = useState("");
   const [preview, setPreview] = useState(false);
@@ -32,9 +32,11 @@ export function CompactDialog(props: {
       .catch((e) => setError(errorMessage(e)));
   }, [props.session]);
   const selected = previews?.find((p) => p.strategy === chosen) ?? null;
-  const summarizes = selected?.checkpointMaxTokens !== null && selected !== null;
-  const canPreview = chosen === "native";
-  const go = () => chosen && !selected?.unavailable && props.onCompact(summarizes ? focus.trim() || null : null, canPreview && preview, chosen);
+  // Until the previews arrive nothing is chosen: compacting then uses compaction.strategy.
+  const summarizes = selected === null || selected.checkpointMaxTokens !== null;
+  const canPreview = chosen === null || chosen === "native";
+  const go = () =>
+    !selected?.unavailable && props.onCompact(summarizes ? focus.trim() || null : null, canPreview && preview, chosen ?? undefined);
   const widest = Math.max(1, ...(previews ?? []).map((p) => p.beforeTokens));
   return (
     <Dialog title="Compact this session" onClose={props.onClose} testId="compact-dialog">
@@ -74,8 +76,8 @@ export function CompactDialog(props: {
         <input type="checkbox" checked={canPreview && preview} disabled={!canPreview} onChange={(e) => setPreview((e.target as HTMLInputElement).checked)} data-testid="preview-check" /> Preview and edit the checkpoint before applying
       </label>
       <div class="row">
-        <button onClick={go} disabled={!selected || !!selected.unavailable} data-testid="compact-confirm">
-          {canPreview && preview ? "Preview" : `Compact: ${selected ? STRATEGY_TEXT[selected.strategy].name : "…"}`}
+        <button onClick={go} disabled={!!selected?.unavailable} data-testid="compact-confirm">
+          {canPreview && preview ? "Preview" : selected ? `Compact: ${STRATEGY_TEXT[selected.strategy].name}` : "Compact now"}
         </button>
         <button class="secondary" onClick={props.onClose}>
           Cancel

@@ -26,7 +26,7 @@ function compaction(id: number, kind: "checkpoint" | "reduction" = "checkpoint")
 }
 
 function view(messages: StoredMessage[], compactions: CompactionView[] = []): StoredView {
-  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, hasOlder: false, compactions, toolCalls: [], modelCalls: [] };
+  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, hasOlder: false, compactions, toolCalls: [], modelCalls: [], forkedFrom: null };
 }
 
 describe("storedRows", () => {
@@ -491,5 +491,23 @@ describe("the compaction dialog's strategy previews", () => {
     expect(strategyWork(summary)).toBe("summarizes 14 messages (the summarizer reads 12.3k tokens) · pins carried: 40 tokens");
     expect(strategyEffect({ ...summary, checkpointLastTokens: 420 })).toBe("≈ 12.3k tokens → 4,100 tokens + a checkpoint ≤ 1,200 tokens; the last one was 420 tokens");
     expect(strategyEffect({ ...base, unavailable: "nothing to mask" })).toBe("not now: nothing to mask");
+  });
+});
+
+describe("the Compare table", () => {
+  it("shows each total with its change, cost in whole micro-dollars, the files each side alone touched", async () => {
+    const { compareRows } = await import("./logic");
+    const a = { calls: 12, promptTokens: 68889, cachedTokens: 61247, completionTokens: 109, costUsd: 0.1, compactions: 1, tools: { exec_command: 5 }, files: ["notes.txt"] };
+    const b = { calls: 13, promptTokens: 70000, cachedTokens: 61247, completionTokens: 150, costUsd: 0.3, compactions: 1, tools: { exec_command: 5, read_file: 1 }, files: ["notes.txt", "src/lib.rs"] };
+    const rows = compareRows(a, b);
+    const row = (label: string) => rows.find((r) => r.label === label)!;
+    expect(row("calls").delta).toBe("+1");
+    expect(row("prompt tokens").text).toEqual(["68,889", "70,000"]);
+    expect(row("cached tokens").delta).toBe("0");
+    expect(row("cost").delta).toBe("+$0.200000");
+    expect(row("tool read_file")).toMatchObject({ a: 0, b: 1, delta: "+1" });
+    expect(row("files written or edited").delta).toBe("+src/lib.rs");
+    expect(compareRows(b, a).find((r) => r.label === "cost")!.delta).toBe("−$0.200000");
+    expect(compareRows({ ...a, costUsd: null }, b).find((r) => r.label === "cost")!.delta).toBe("–");
   });
 });

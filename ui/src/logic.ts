@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview } from "./bindings";
+import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview, type SessionTotals } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -724,4 +724,63 @@ export function strategyWork(p: StrategyPreview): string {
   if (p.summarizerTokens === null) parts.push("no model call");
   if (p.pinnedTokens > 0 && p.checkpointMaxTokens !== null) parts.push(`pins carried: ${formatTokens(p.pinnedTokens)}`);
   return parts.join(" · ");
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+export function excerpt(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** One row of the Compare table: both values as shown, the change from A to B, whether to draw bars. */
+export type CompareRow = { label: string; a: number | string; b: number | string; text: [string, string]; delta: string; numeric: boolean; bar: boolean };
+
+const signed = (n: number, show: (n: number) => string) => (n > 0 ? `+${show(n)}` : n < 0 ? `−${show(-n)}` : "0");
+
+/**
+ * The Compare table (I17 totals): calls, tokens, cost, compactions, each tool, the files each
+ * touched. Cost deltas are taken in whole micro-dollars, never by subtracting floats.
+ */
+export function compareRows(a: SessionTotals, b: SessionTotals): CompareRow[] {
+  const count = (label: string, x: number, y: number, bar = false): CompareRow => ({
+    label,
+    a: x,
+    b: y,
+    text: [x.toLocaleString("en-US"), y.toLocaleString("en-US")],
+    delta: signed(y - x, (n) => n.toLocaleString("en-US")),
+    numeric: true,
+    bar,
+  });
+  const micros = (usd: number | null) => (usd === null ? null : Math.round(usd * 1e6));
+  const [ca, cb] = [micros(a.costUsd), micros(b.costUsd)];
+  const cost: CompareRow = {
+    label: "cost",
+    a: a.costUsd ?? "unpriced",
+    b: b.costUsd ?? "unpriced",
+    text: [formatUsd(a.costUsd), formatUsd(b.costUsd)],
+    delta: ca !== null && cb !== null ? signed(cb - ca, (n) => formatUsd(n / 1e6)) : "–",
+    numeric: false,
+    bar: false,
+  };
+  const tools = [...new Set([...Object.keys(a.tools), ...Object.keys(b.tools)])].sort();
+  const onlyA = a.files.filter((f) => !b.files.includes(f));
+  const onlyB = b.files.filter((f) => !a.files.includes(f));
+  const files: CompareRow = {
+    label: "files written or edited",
+    a: a.files.length,
+    b: b.files.length,
+    text: [a.files.join(", ") || "none", b.files.join(", ") || "none"],
+    delta: onlyA.length + onlyB.length === 0 ? "same" : [onlyB.length ? `+${onlyB.join(", ")}` : "", onlyA.length ? `−${onlyA.join(", ")}` : ""].filter(Boolean).join(" "),
+    numeric: false,
+    bar: false,
+  };
+  return [
+    count("calls", a.calls, b.calls, true),
+    count("prompt tokens", a.promptTokens, b.promptTokens, true),
+    count("cached tokens", a.cachedTokens, b.cachedTokens, true),
+    count("completion tokens", a.completionTokens, b.completionTokens, true),
+    cost,
+    count("compactions", a.compactions, b.compactions),
+    ...tools.map((t) => count(`tool ${t}`, a.tools[t] ?? 0, b.tools[t] ?? 0)),
+    files,
+  ];
 }

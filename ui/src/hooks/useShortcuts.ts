@@ -24,7 +24,7 @@ export function useShortcuts(handlers: Shortcuts) {
       if (e.key === "Escape") h.escape();
       if (!(e.ctrlKey || e.metaKey)) return;
       const key = e.key.toLowerCase();
-      const digit = ["1", "2", "3", "4", "5", "6"].indexOf(e.key);
+      const digit = ["1", "2", "3", "4", "5", "6", "7"].indexOf(e.key);
       const action =
         digit >= 0 ? () => h.tab(digit)
         : key === "k" ? h.sessions

@@ -4,7 +4,7 @@ import type { CompactionView, JournalEntry, StoredMessage } from "../bindings";
 import { CheckpointCard, Collapsible, Flags } from "../components";
 import { formatChars, sourceNotes } from "../logic";
 
-export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void; pin: (seq: number) => void };
+export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void; pin: (seq: number) => void; fork: (seq: number) => void };
 
 const KIND_LABEL: Record<StoredMessage["kind"], string | null> = {
   system: null,
@@ -41,6 +41,11 @@ export function MessageRow(props: {
         {!m.summary && (
           <button class="link pin" data-testid="pin-message" title="Pin: every request after a checkpoint carries this message verbatim" onClick={() => actions.pin(m.seq)}>
             pin
+          </button>
+        )}
+        {!m.compacted && (
+          <button class="link fork" data-testid="fork-message" title="Fork from here: a new session with what the model saw after this message (this one is not changed)" onClick={() => actions.fork(m.seq)}>
+            fork
           </button>
         )}
         {m.truncated && (

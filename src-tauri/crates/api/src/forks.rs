@@ -40,7 +40,7 @@ pub struct Forked {
 
 #[derive(Debug, Clone, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct DiffRequest {
+pub struct SessionDiffRequest {
     pub a: String,
     pub b: String,
     /// The aligned transcripts too (the Compare view).
@@ -79,7 +79,7 @@ pub async fn fork(app: &App, request: ForkRequest) -> ApiResult<Forked> {
 }
 
 /// Two sessions compared: the shared prefix, the first divergence, each side's totals.
-pub async fn diff(app: &App, request: DiffRequest) -> ApiResult<SessionDiff> {
+pub async fn diff(app: &App, request: SessionDiffRequest) -> ApiResult<SessionDiff> {
     let (a, b) = (app.session(&request.a)?, app.session(&request.b)?);
     let (store, forensics) = (app.store()?, app.forensics()?);
     let messages = request.messages.unwrap_or(false);

@@ -56,7 +56,7 @@ commands! {
     sessions_uncertain => sessions::uncertain(crate::sessions::SessionRequest) -> Vec<alisio_engine::store::JournalEntry>;
     sessions_recover => sessions::recover(crate::sessions::SessionRequest) -> alisio_engine::agent::RecoverReport;
     forks_fork => forks::fork(crate::forks::ForkRequest) -> crate::forks::Forked;
-    forks_diff => forks::diff(crate::forks::DiffRequest) -> alisio_engine::calls::compare::SessionDiff;
+    forks_diff => forks::diff(crate::forks::SessionDiffRequest) -> alisio_engine::calls::compare::SessionDiff;
     views_stored => views::stored(crate::views::StoredRequest) -> alisio_engine::view::StoredView;
     views_since => views::since(crate::views::SinceRequest) -> alisio_engine::view::StoredView;
     views_older => views::older(crate::views::PageRequest) -> Vec<alisio_engine::view::StoredMessage>;

@@ -42,7 +42,7 @@ pub async fn command(app: &App, out: Output, command: SessionsCommand) -> ApiRes
             out.show(&forks::fork(app, forks::ForkRequest { session, at, title, workspace }).await?)
         }
         SessionsCommand::Diff { a, b } => {
-            out.show(&forks::diff(app, forks::DiffRequest { a, b, messages: None }).await?)
+            out.show(&forks::diff(app, forks::SessionDiffRequest { a, b, messages: None }).await?)
         }
     }
 }

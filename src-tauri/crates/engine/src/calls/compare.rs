@@ -41,7 +41,7 @@ pub struct SessionTotals {
 /// their texts, A's `before`, B's `after`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Divergence {
+pub struct SessionDivergence {
     pub a: Option<i64>,
     pub b: Option<i64>,
     pub before: Option<String>,
@@ -67,7 +67,7 @@ pub struct AlignedMessage {
 pub struct SessionDiff {
     pub shared_messages: u64,
     /// Null when the transcripts are the same.
-    pub first_divergence: Option<Divergence>,
+    pub first_divergence: Option<SessionDivergence>,
     pub a: SessionTotals,
     pub b: SessionTotals,
     /// The aligned transcripts (`--json` leaves them out: `sessions show` has them).
@@ -88,7 +88,7 @@ pub fn diff(store: &Store, a: &Session, b: &Session, forensics: &Forensics, mess
     let left = store.view_at(&a.id, i64::MAX, until_a)?;
     let right = store.view_at(&b.id, i64::MAX, until_b)?;
     let shared = left.iter().zip(&right).take_while(|(x, y)| same(x, y)).count();
-    let first_divergence = (shared < left.len().max(right.len())).then(|| Divergence {
+    let first_divergence = (shared < left.len().max(right.len())).then(|| SessionDivergence {
         a: left.get(shared).map(|m| m.seq),
         b: right.get(shared).map(|m| m.seq),
         before: left.get(shared).map(text),
