@@ -248,7 +248,8 @@ async fn ten_compactions(strategy: &str) -> (Harness, String) {
     let mut script = vec![
         Reply::Answer(Answer::calls(&[("call_log", "read_file", json!({"path": "build.log"}))])),
         Reply::Answer(Answer::calls(&[("call_rules", "read_file", json!({"path": "rules.txt"}))])),
-        Reply::Answer(Answer::text("read both")),
+        Reply::Answer(Answer::calls(&[("call_agents", "read_file", json!({"path": "AGENTS.md"}))])),
+        Reply::Answer(Answer::text("read all three")),
         Reply::Answer(Answer::calls(&[("call_ls0", "list_dir", json!({"path": "."}))])),
         Reply::Answer(Answer::text("listed 0")),
     ];
@@ -268,6 +269,12 @@ async fn ten_compactions(strategy: &str) -> (Harness, String) {
     let log: String = (1..=40).map(|i| format!("build step {i:02}: LOG-FACT-{i:02} compiled\n")).collect();
     std::fs::write(h.ws().join("build.log"), &log).unwrap();
     std::fs::write(h.ws().join("rules.txt"), format!("House rules, read once.\n{SENTENCE}\nThat is all.\n")).unwrap();
+    // A rules file of compaction.pinFiles the agent read: its result is a pin too.
+    std::fs::write(
+        h.ws().join("AGENTS.md"),
+        format!("# Rules\n\nAmounts are integer cents (RULE-4242).\n{}", "Keep it so. ".repeat(8)),
+    )
+    .unwrap();
     for i in 0..40 {
         std::fs::write(h.ws().join(format!("listing-entry-{i:02}.txt")), "x").unwrap();
     }
@@ -294,7 +301,10 @@ async fn ten_compactions(strategy: &str) -> (Harness, String) {
         // What the next request carries: every pin, verbatim.
         let messages = model_messages(&h, &session).await;
         let text = serde_json::to_string(&messages).unwrap();
-        assert!(text.contains("LOG-FACT-37") && text.contains(SENTENCE), "compaction {n}: {text}");
+        assert!(
+            text.contains("LOG-FACT-37") && text.contains(SENTENCE) && text.contains("RULE-4242"),
+            "compaction {n}: {text}"
+        );
         let masked = messages.iter().filter(|m| content(m).starts_with("[output omitted: ")).count();
         if hybrid {
             let at = messages.iter().rposition(|m| content(m).starts_with(CHECKPOINT_HEADING)).expect("a checkpoint");
@@ -306,6 +316,7 @@ async fn ten_compactions(strategy: &str) -> (Harness, String) {
             assert_eq!(masked, n, "compaction {n}");
             assert!(!content(tool_result(&messages, "call_log")).starts_with("[output omitted"));
             assert!(content(tool_result(&messages, "call_rules")).contains(SENTENCE));
+            assert!(content(tool_result(&messages, "call_agents")).contains("RULE-4242"));
         }
     }
     (h, session)
@@ -322,12 +333,13 @@ async fn pins_survive_ten_maskings_and_ten_hybrid_compactions() {
     let reasons = h.rows(&format!("SELECT reason FROM compactions WHERE session_id = '{session}' ORDER BY id"));
     let expected: Vec<Vec<Value>> = (0..10).flat_map(|_| [vec![json!("mask")], vec![json!("manual")]]).collect();
     assert_eq!(reasons, expected, "each hybrid compaction masks, then summarizes what is still over the threshold");
-    // The summaries' fidelity names both pins (and no rules file: none in the workspace), kept.
+    // The summaries' fidelity names both pins and the rules file, kept.
     let shown = show(&h, &session).await;
     let checkpoints: Vec<&Value> =
         shown["compactions"].as_array().unwrap().iter().filter(|c| c["kind"] == "checkpoint").collect();
     assert_eq!(checkpoints.len(), 10);
     for c in checkpoints {
-        assert_eq!(c["fidelity"]["pins"], json!([{"id": 1, "kept": true}, {"id": 2, "kept": true}]), "{c:#}");
+        let kept = json!([{"id": 1, "kept": true}, {"id": 2, "kept": true}, {"id": "AGENTS.md", "kept": true}]);
+        assert_eq!(c["fidelity"]["pins"], kept, "{c:#}");
     }
 }

@@ -118,7 +118,14 @@ pub(super) async fn cache_compact(ctx: &Context<'_>, trigger: Trigger) -> Result
     );
     let summary = completion.text.trim();
     if summary.is_empty() {
-        let error = "the model returned an empty summary, so nothing was cut".to_string();
+        // The hand-off keeps the tools (the prefix must stay the same), so a model may call one.
+        let error = match completion.tool_calls.first() {
+            Some(call) => format!(
+                "the model answered the hand-off request with a tool call ({}) instead of a summary, so nothing was cut",
+                call.name
+            ),
+            None => "the model returned an empty summary, so nothing was cut".to_string(),
+        };
         ctx.emit(Event::CompactionFailed { error: error.clone() });
         return Ok(CompactOutcome::Failed { error });
     }

@@ -8,7 +8,6 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::events::{CompactionReason, Event, Size};
 use crate::store::compactions::{self, NewCompaction, RecordDetail, Status, Trigger, TriggerKind};
-use crate::store::pins::Pin;
 use crate::store::sessions::append_message;
 use crate::transcript::{estimate_tokens, Message, NewMessage, Role};
 
@@ -20,20 +19,33 @@ pub fn placeholder(chars: u64, call_id: &str) -> String {
     format!("[output omitted: {chars} chars, call {call_id}]")
 }
 
+/// What masking must leave whole: pinned messages, and any result holding a pin's text — a pinned
+/// sentence or a rules file of `compaction.pinFiles` the agent read.
+#[derive(Debug, Clone, Default)]
+pub struct Protected {
+    seqs: Vec<i64>,
+    texts: Vec<String>,
+}
+
+/// The session's pins and rules files now.
+pub fn protected(ctx: &Context<'_>) -> Result<Protected> {
+    let seqs = ctx.store.pins(ctx.session_id())?.into_iter().filter_map(|p| p.seq).collect();
+    let texts = super::pins::block(ctx)?
+        .map(|b| b.texts().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect())
+        .unwrap_or_default();
+    Ok(Protected { seqs, texts })
+}
+
 /// Whether `message` is a tool result masking may replace: an original result or one cut by the
-/// budget (a truncated copy), not already a placeholder (a copy that is not truncated), and holding
-/// no pin — neither a pinned message nor a pinned sentence.
-fn maskable(message: &Message, pins: &[Pin]) -> bool {
+/// budget (a truncated copy), not already a placeholder (a copy that is not truncated), and
+/// holding no pin.
+fn maskable(message: &Message, protected: &Protected) -> bool {
     message.role == Role::Tool
         && !message.summary
         && (message.created_by.is_none() || message.truncated)
         && message.tool_call_id.is_some()
-        && !pins.iter().any(|p| p.seq == Some(message.seq) || holds(&message.content, &p.text))
-}
-
-fn holds(content: &str, pinned: &str) -> bool {
-    let pinned = pinned.trim();
-    !pinned.is_empty() && content.contains(pinned)
+        && !protected.seqs.contains(&message.seq)
+        && !protected.texts.iter().any(|t| message.content.contains(t.as_str()))
 }
 
 /// What masking would replace in `live`: the tool results before the kept turns, each with its
@@ -47,13 +59,17 @@ pub struct MaskPlan<'m> {
 }
 
 /// The plan for `live` keeping the last `keep_turns` turns; `Err` says why nothing can be masked.
-pub fn plan<'m>(live: &'m [Message], pins: &[Pin], keep_turns: u32) -> std::result::Result<MaskPlan<'m>, String> {
+pub fn plan<'m>(
+    live: &'m [Message],
+    protected: &Protected,
+    keep_turns: u32,
+) -> std::result::Result<MaskPlan<'m>, String> {
     let shapes: Vec<_> = live.iter().map(shape_of).collect();
     let cut = select_safe_boundary(&shapes, keep_turns).map_err(|skip| skip.message().to_string())?;
     // A result no longer than its placeholder stays: masking it would save nothing.
     let (targets, copies): (Vec<&Message>, Vec<(i64, String)>) = live[..cut]
         .iter()
-        .filter(|m| maskable(m, pins))
+        .filter(|m| maskable(m, protected))
         .map(|m| (m, placeholder(m.content.chars().count() as u64, m.tool_call_id.as_deref().unwrap_or_default())))
         .filter(|(m, text)| m.content.chars().count() > text.chars().count())
         .map(|(m, text)| (m, (m.seq, text)))
@@ -72,12 +88,14 @@ pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
     let MaskPlan { targets, copies, masked_chars, placeholder_chars } =
-        match plan(&live, &ctx.store.pins(ctx.session_id())?, ctx.config.compaction.keep_turns) {
+        match plan(&live, &protected(ctx)?, ctx.config.compaction.keep_turns) {
             Ok(plan) => plan,
             Err(why) => return Ok(skipped(ctx, &why)),
         };
     ctx.emit(Event::CompactionStarted { reason, focus: None });
-    let before_chars: u64 = live.iter().map(|m| m.chars).sum();
+    // Instructions + transcript, as every compaction record measures the request.
+    let instructions = crate::view::system_prompt(ctx.config, &session.workspace).chars().count() as u64;
+    let before_chars: u64 = instructions + live.iter().map(|m| m.chars).sum::<u64>();
     let record = NewCompaction {
         reason,
         span: copies.iter().map(|(seq, _)| *seq).collect(),

@@ -37,6 +37,11 @@ impl PinnedBlock {
     pub fn chars(&self) -> u64 {
         self.text.chars().count() as u64
     }
+
+    /// The text of each pin: stored pins and rules files alike.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.pins.iter().map(|(_, text)| text.as_str())
+    }
 }
 
 /// The session's pinned block now, or `None` when nothing is pinned.

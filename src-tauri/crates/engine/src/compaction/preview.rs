@@ -101,7 +101,7 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
             ..base.clone()
         }
     };
-    let (mask, masked_pressure) = match mask::plan(&live, &ctx.store.pins(ctx.session_id())?, settings.keep_turns) {
+    let (mask, masked_pressure) = match mask::plan(&live, &mask::protected(ctx)?, settings.keep_turns) {
         Ok(plan) => {
             let after = now.request_chars() - plan.masked_chars + plan.placeholder_chars;
             let preview = StrategyPreview {
