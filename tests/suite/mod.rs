@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_loop;
+mod anthropic;
 mod api;
 mod cache;
 mod calls;

@@ -15,7 +15,7 @@ id: string, name: string,
  */
 arguments: string, };
 
-export type Api = "chat" | "responses";
+export type Api = "chat" | "responses" | "anthropic";
 
 export type Strategy = "native" | "cache" | "mask" | "hybrid";
 
@@ -119,7 +119,7 @@ threshold: number | null, };
 
 export type TriggerKind = "threshold" | "manual" | "overflow" | "budget" | "mask";
 
-export type WireItem = { role: string, content: string, } | { role: string, content: string | null, tool_calls: Array<ChatCall>, } | { role: string, tool_call_id: string | null, content: string, } | { type: string, call_id: string, name: string, arguments: string, } | { type: string, call_id: string | null, output: string, } | JsonValue;
+export type WireItem = { role: string, content: string, } | { role: string, content: string | null, tool_calls: Array<ChatCall>, } | { role: string, tool_call_id: string | null, content: string, } | { type: string, call_id: string, name: string, arguments: string, } | { type: string, call_id: string | null, output: string, } | { role: string, content: Array<JsonValue>, } | JsonValue;
 
 export type ChatCall = { id: string, type: string, function: ChatFunction, };
 

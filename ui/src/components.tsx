@@ -125,7 +125,10 @@ export function WireCard(props: { item: WireItem; index: number }) {
   const role = String(item.role ?? item.type ?? "item");
   const content = item.content ?? item.output;
   const calls = Array.isArray(item.tool_calls) ? (item.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }>) : [];
-  const pinned = typeof content === "string" && content.startsWith(PINNED_HEADING);
+  // Anthropic messages are lists of blocks: text, tool_use, tool_result.
+  const blocks = Array.isArray(content) ? (content as Array<Record<string, unknown>>) : [];
+  const firstText = typeof content === "string" ? content : blocks.find((b) => b.type === "text")?.text;
+  const pinned = typeof firstText === "string" && firstText.startsWith(PINNED_HEADING);
   return (
     <div class={`wire role-${role} ${pinned ? "kind-pinned" : ""}`} data-testid="wire-item">
       <div class="msg-head">
@@ -146,6 +149,23 @@ export function WireCard(props: { item: WireItem; index: number }) {
           <pre class="content">{c.function.arguments}</pre>
         </div>
       ))}
+      {blocks.map((b) =>
+        b.type === "text" ? (
+          <Collapsible text={String(b.text ?? "")} />
+        ) : b.type === "tool_use" ? (
+          <div class="call">
+            → <strong>{String(b.name)}</strong> <span class="muted">{String(b.id)}</span>
+            <pre class="content">{JSON.stringify(b.input)}</pre>
+          </div>
+        ) : b.type === "tool_result" ? (
+          <div class="call">
+            <span class="muted">result of {String(b.tool_use_id)}</span>
+            <Collapsible text={typeof b.content === "string" ? b.content : JSON.stringify(b.content, null, 2)} />
+          </div>
+        ) : (
+          <pre class="content">{JSON.stringify(b, null, 2)}</pre>
+        ),
+      )}
     </div>
   );
 }

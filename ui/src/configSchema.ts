@@ -226,7 +226,8 @@ export const CONFIG_SCHEMA = {
       "type": "string",
       "enum": [
         "chat",
-        "responses"
+        "responses",
+        "anthropic"
       ]
     },
     "CompactionConfig": {

@@ -89,6 +89,9 @@ struct State {
     models: Option<Value>,
     /// Fixed JSON answers by exact path, for any method (server-specific endpoints).
     routes: HashMap<String, Value>,
+    /// What an Anthropic prompt cache holds: each `/messages` request's prefix up to its last
+    /// `cache_control` breakpoint, serialized.
+    cached_prefixes: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -226,7 +229,10 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         return socket.shutdown().await;
     }
     let responses = request.path.ends_with("/responses");
+    let anthropic = request.path.ends_with("/messages");
     let stream = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    // Anthropic's usage comes from a prompt cache kept here, as the API would count it.
+    let cache = anthropic.then(|| prompt_cache(&mut state.lock().unwrap().cached_prefixes, &request.body));
     match reply {
         None => {
             write_head(&mut socket, 500, "text/plain").await?;
@@ -245,6 +251,20 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
             socket.write_all(body.as_bytes()).await?;
         }
         Some(Reply::Hang) => tokio::time::sleep(Duration::from_secs(60)).await,
+        Some(Reply::Answer(answer)) if anthropic => {
+            let cache = cache.unwrap_or_default();
+            if stream {
+                write_head(&mut socket, 200, "text/event-stream").await?;
+                for event in anthropic_events(&answer, cache) {
+                    let name = event["type"].as_str().unwrap_or_default().to_string();
+                    socket.write_all(format!("event: {name}\ndata: {event}\n\n").as_bytes()).await?;
+                    socket.flush().await?;
+                }
+            } else {
+                write_head(&mut socket, 200, "application/json").await?;
+                socket.write_all(anthropic_message(&answer, cache).to_string().as_bytes()).await?;
+            }
+        }
         Some(Reply::Answer(answer)) => {
             if stream {
                 write_head(&mut socket, 200, "text/event-stream").await?;
@@ -372,4 +392,112 @@ pub fn responses_events(answer: &Answer) -> Vec<Value> {
     }
     out.push(json!({"type": "response.completed", "response": response}));
     out
+}
+
+/// Tokens an Anthropic request read from the cache, wrote to it, and sent after its last breakpoint
+/// (≈ 4 characters a token of the serialized request).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PromptCache {
+    pub read: u64,
+    pub written: u64,
+    pub input: u64,
+}
+
+/// Looks the request's cacheable prefix (system, tools, messages up to the last `cache_control`)
+/// up among the earlier ones, keeps it, and counts.
+fn prompt_cache(prefixes: &mut Vec<String>, body: &Value) -> PromptCache {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let marked =
+        |m: &Value| m["content"].as_array().is_some_and(|c| c.iter().any(|b| b.get("cache_control").is_some()));
+    let last = messages.iter().rposition(marked).map_or(0, |i| i + 1);
+    // The breakpoints mark where the cache ends; they are not part of what is cached.
+    let unmarked = |v: &Value| {
+        let mut v = v.clone();
+        strip_cache_control(&mut v);
+        v.to_string()
+    };
+    let mut prefix = format!("{}{}", unmarked(&body["system"]), unmarked(&body["tools"]));
+    prefix.extend(messages[..last].iter().map(unmarked));
+    let tail: usize = messages[last..].iter().map(|m| m.to_string().len()).sum();
+    let common =
+        prefixes.iter().map(|p| p.bytes().zip(prefix.bytes()).take_while(|(a, b)| a == b).count()).max().unwrap_or(0);
+    let cache = PromptCache {
+        read: common as u64 / 4,
+        written: (prefix.len() - common) as u64 / 4,
+        input: tail as u64 / 4 + 1,
+    };
+    prefixes.push(prefix);
+    cache
+}
+
+fn anthropic_usage(answer: &Answer, cache: PromptCache) -> Value {
+    let (_, completion, _) = answer.usage.unwrap_or((0, 0, 0));
+    json!({"input_tokens": cache.input, "cache_read_input_tokens": cache.read,
+           "cache_creation_input_tokens": cache.written, "output_tokens": completion})
+}
+
+fn stop_reason(answer: &Answer) -> &'static str {
+    match answer.finish_reason().as_str() {
+        "length" => "max_tokens",
+        "tool_calls" => "tool_use",
+        _ => "end_turn",
+    }
+}
+
+/// A whole Anthropic message.
+pub fn anthropic_message(answer: &Answer, cache: PromptCache) -> Value {
+    let mut content = Vec::new();
+    if !answer.text.is_empty() {
+        content.push(json!({"type": "text", "text": answer.text}));
+    }
+    for (id, name, args) in &answer.tool_calls {
+        let input: Value = serde_json::from_str(args).unwrap_or(json!({}));
+        content.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
+    }
+    json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted", "content": content,
+           "stop_reason": stop_reason(answer), "stop_sequence": null, "usage": anthropic_usage(answer, cache)})
+}
+
+/// The events of a streamed Anthropic message, as the API sends them (a `ping` among them).
+pub fn anthropic_events(answer: &Answer, cache: PromptCache) -> Vec<Value> {
+    let mut start_usage = anthropic_usage(answer, cache);
+    start_usage["output_tokens"] = json!(1);
+    let mut out = vec![
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted",
+               "content": [], "stop_reason": null, "stop_sequence": null, "usage": start_usage}}),
+        json!({"type": "ping"}),
+    ];
+    let mut index = 0;
+    if !answer.text.is_empty() {
+        let (a, b) = split_in_two(&answer.text);
+        out.push(json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}));
+        out.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": a}}));
+        out.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": b}}));
+        out.push(json!({"type": "content_block_stop", "index": index}));
+        index += 1;
+    }
+    for (id, name, args) in &answer.tool_calls {
+        let (a, b) = split_in_two(args);
+        out.push(json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+        out.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": a}}));
+        out.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": b}}));
+        out.push(json!({"type": "content_block_stop", "index": index}));
+        index += 1;
+    }
+    let (_, completion, _) = answer.usage.unwrap_or((0, 0, 0));
+    out.push(json!({"type": "message_delta", "delta": {"stop_reason": stop_reason(answer), "stop_sequence": null},
+                    "usage": {"output_tokens": completion}}));
+    out.push(json!({"type": "message_stop"}));
+    out
+}
+
+fn strip_cache_control(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("cache_control");
+            map.values_mut().for_each(strip_cache_control);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_cache_control),
+        _ => {}
+    }
 }

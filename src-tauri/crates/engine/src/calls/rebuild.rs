@@ -187,6 +187,9 @@ pub fn messages(
 ) -> Result<(Api, Vec<WireItem>, Option<Value>)> {
     let api = match call.api {
         WireApi::Responses => Api::Responses,
+        // Alisio's own Anthropic calls are rebuilt as sent; an imported Claude Code call is shown
+        // in the chat shape its records were mapped to.
+        WireApi::Messages if call.request_source == RequestSource::Alisio => Api::Anthropic,
         WireApi::Chat | WireApi::Messages => Api::Chat,
     };
     let (mut system, mut response) = store.model_call_payload(call.id)?;

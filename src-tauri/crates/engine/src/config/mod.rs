@@ -211,6 +211,7 @@ pub struct ProfileConfig {
 pub enum Api {
     Chat,
     Responses,
+    Anthropic,
 }
 
 impl Api {

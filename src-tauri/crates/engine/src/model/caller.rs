@@ -95,12 +95,14 @@ impl ModelCaller {
         }
         let mut request_chars = prepared.request_chars();
         if let Some(text) = appended {
-            let key = match self.config.api {
-                Api::Chat => "messages",
-                Api::Responses => "input",
+            let (key, message) = match self.config.api {
+                Api::Chat => ("messages", json!({"role": "user", "content": text})),
+                Api::Responses => ("input", json!({"role": "user", "content": text})),
+                // After the last breakpoint: the request before it is read from cache.
+                Api::Anthropic => ("messages", json!({"role": "user", "content": [{"type": "text", "text": text}]})),
             };
             if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
-                items.push(json!({"role": "user", "content": text}));
+                items.push(message);
             }
             params["appendedUserMessage"] = json!(text);
             request_chars += text.chars().count() as u64;

@@ -1,7 +1,9 @@
-//! The OpenAI-compatible provider client: Chat Completions (streamed or whole) and the Responses
-//! API, bounded retries with backoff, a timeout, cancellation, and context-window discovery.
-//! The API key comes from the environment, goes out as a bearer token, and appears nowhere else.
+//! The provider client: OpenAI Chat Completions (streamed or whole), the Responses API and
+//! Anthropic Messages, bounded retries with backoff, a timeout, cancellation, and context-window
+//! discovery. The API key comes from the environment, goes out as a bearer token (`x-api-key` for
+//! Anthropic), and appears nowhere else.
 
+pub(crate) mod anthropic;
 pub(crate) mod chat;
 mod chunks;
 pub mod finder;
@@ -85,6 +87,7 @@ pub fn wire_messages(api: Api, system: &str, messages: Vec<Message>) -> Vec<Wire
     match api {
         Api::Chat => chat::wire_messages(system, messages),
         Api::Responses => responses::wire_input(system, messages),
+        Api::Anthropic => anthropic::wire_messages(system, messages),
     }
 }
 
@@ -108,6 +111,9 @@ pub fn build_body(config: &ProviderConfig, wire: &[WireItem], tools: &Value, opt
             "store": false,
             "include": ["reasoning.encrypted_content"],
         }),
+        Api::Anthropic => {
+            return anthropic::body(&config.model, wire, tools, options.max_tokens, stream, options.tool_choice_none)
+        }
     };
     if tools.as_array().is_some_and(|t| !t.is_empty()) {
         body["tools"] = tools.clone();
@@ -123,8 +129,12 @@ pub fn parse_answer(api: Api, value: &Value) -> std::result::Result<Completion, 
     match api {
         Api::Chat => chat::parse_completion(value),
         Api::Responses => responses::parse_response(value),
+        Api::Anthropic => anthropic::parse_message(value),
     }
 }
+
+/// The Messages API version every Anthropic request names.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 pub struct Provider {
     http: reqwest::Client,
@@ -169,6 +179,22 @@ impl Provider {
         match self.config.api {
             Api::Chat => format!("{base}/chat/completions"),
             Api::Responses => format!("{base}/responses"),
+            Api::Anthropic => format!("{base}/messages"),
+        }
+    }
+
+    /// The key as the API wants it: a bearer token, or Anthropic's `x-api-key` with its version.
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match (self.config.api, &self.api_key) {
+            (Api::Anthropic, key) => {
+                let request = request.header("anthropic-version", ANTHROPIC_VERSION);
+                match key {
+                    Some(key) => request.header("x-api-key", key),
+                    None => request,
+                }
+            }
+            (_, Some(key)) => request.bearer_auth(key),
+            (_, None) => request,
         }
     }
 
@@ -192,8 +218,12 @@ impl Provider {
             while let Some(inner) = cause.source() {
                 cause = inner;
             }
+            let kind = match self.config.api {
+                Api::Anthropic => "an Anthropic Messages API",
+                Api::Chat | Api::Responses => "an OpenAI-compatible server",
+            };
             Error::Provider(self.redact(format!(
-                "could not reach the model server at {url} ({cause}). Start an OpenAI-compatible server there, \
+                "could not reach the model server at {url} ({cause}). Start {kind} there, \
                  or set provider.baseUrl (and provider.model) in $ALISIO_HOME/config.json or a file passed with --config."
             )))
         } else {
@@ -213,10 +243,7 @@ impl Provider {
         let started = Instant::now();
         let mut attempt: u32 = 0;
         let response = loop {
-            let mut request = self.http.post(&url).json(body);
-            if let Some(key) = &self.api_key {
-                request = request.bearer_auth(key);
-            }
+            let request = self.authorized(self.http.post(&url).json(body));
             let outcome = tokio::select! {
                 outcome = request.send() => outcome,
                 _ = cancel.cancelled() => return Err(Error::Cancelled),
@@ -312,6 +339,7 @@ impl Provider {
     ) -> Result<Completion> {
         let mut chat_stream = chat::ChatStream::default();
         let mut responses_stream = responses::ResponsesStream::default();
+        let mut anthropic_stream = anthropic::AnthropicStream::default();
         let mut ttft_ms = None;
         let mut events = response.bytes_stream().eventsource();
         loop {
@@ -341,6 +369,7 @@ impl Provider {
             let delta = match self.config.api {
                 Api::Chat => chat_stream.apply(&data),
                 Api::Responses => responses_stream.apply(&data),
+                Api::Anthropic => anthropic_stream.apply(&data),
             }
             .map_err(|what| self.fail(url, what))?;
             if ttft_ms.is_none() {
@@ -352,6 +381,7 @@ impl Provider {
             let done = match self.config.api {
                 Api::Chat => chat_stream.done,
                 Api::Responses => responses_stream.done(),
+                Api::Anthropic => anthropic_stream.done,
             };
             if done {
                 break;
@@ -360,6 +390,7 @@ impl Provider {
         let completion = match self.config.api {
             Api::Chat => chat_stream.finish(),
             Api::Responses => responses_stream.finish(),
+            Api::Anthropic => anthropic_stream.finish(),
         }
         .map_err(|what| self.fail(url, what))?;
         Ok(Completion { ttft_ms, ..completion })
@@ -428,11 +459,8 @@ impl Provider {
 
     /// Sends a lookup (not a model request) with the key; `Ok(None)` when the server answers with
     /// an error status or something that is not JSON.
-    async fn lookup_json(&self, url: &str, mut request: reqwest::RequestBuilder) -> Result<Option<Value>> {
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(|e| self.describe_send_error(url, &e))?;
+    async fn lookup_json(&self, url: &str, request: reqwest::RequestBuilder) -> Result<Option<Value>> {
+        let response = self.authorized(request).send().await.map_err(|e| self.describe_send_error(url, &e))?;
         if !response.status().is_success() {
             return Ok(None);
         }

@@ -1,4 +1,5 @@
-//! Typed request items. The conversation part of a request (chat `messages`, Responses `input`) is
+//! Typed request items. The conversation part of a request (chat `messages`, Responses `input`,
+//! Anthropic `messages`) is
 //! built as these and serialized straight to JSON, so building a view of a long session allocates
 //! no intermediate JSON trees.
 
@@ -30,6 +31,8 @@ pub enum WireItem {
         call_id: Option<String>,
         output: String,
     },
+    /// An Anthropic message: `{"role", "content": [blocks]}` (text, `tool_use`, `tool_result`).
+    Blocks { role: &'static str, content: Vec<Value> },
     /// A provider item stored as received and sent back unchanged.
     Opaque(Value),
 }

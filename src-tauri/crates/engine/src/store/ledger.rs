@@ -52,6 +52,7 @@ impl From<Api> for WireApi {
         match api {
             Api::Chat => WireApi::Chat,
             Api::Responses => WireApi::Responses,
+            Api::Anthropic => WireApi::Messages,
         }
     }
 }

@@ -93,6 +93,7 @@ pub fn catalog_json(api: Api, specs: &[ToolSpec]) -> Value {
         .map(|spec| match api {
             Api::Chat => json!({"type": "function", "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters}}),
             Api::Responses => json!({"type": "function", "name": spec.name, "description": spec.description, "parameters": spec.parameters}),
+            Api::Anthropic => json!({"name": spec.name, "description": spec.description, "input_schema": spec.parameters}),
         })
         .collect();
     Value::Array(tools)
