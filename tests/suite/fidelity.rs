@@ -1,6 +1,7 @@
 //! Checkpoint fidelity through the binary: a summarizer whose checkpoint forgets a written
 //! file, a constraint, a failing test and the latest request; what the events, `sessions show`
-//! and `compact --lint` report; an edited proposal that adds them back scores higher.
+//! and `compact --lint` report; an edited proposal that adds them back scores higher. (The
+//! artifact trail is off here: it would put the written file back on its own.)
 
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -49,7 +50,11 @@ fn kinds(fidelity: &Value) -> Vec<(String, String, Value)> {
 
 #[tokio::test]
 async fn a_forgetful_checkpoint_is_reported_in_events_show_and_lint() {
-    let h = Harness::with_config(script(forgetful()), json!({"plugins": [], "compaction": {"keepTurns": 1}})).await;
+    let h = Harness::with_config(
+        script(forgetful()),
+        json!({"plugins": [], "compaction": {"keepTurns": 1, "artifactTrail": false}}),
+    )
+    .await;
     let id = session(&h).await;
     let run = h.alisio(&["compact", &id, "--json"]).await;
     run.assert_ok();
@@ -84,7 +89,11 @@ async fn a_forgetful_checkpoint_is_reported_in_events_show_and_lint() {
 
 #[tokio::test]
 async fn adding_the_missing_items_to_a_proposal_raises_its_score() {
-    let h = Harness::with_config(script(forgetful()), json!({"plugins": [], "compaction": {"keepTurns": 1}})).await;
+    let h = Harness::with_config(
+        script(forgetful()),
+        json!({"plugins": [], "compaction": {"keepTurns": 1, "artifactTrail": false}}),
+    )
+    .await;
     let id = session(&h).await;
     let run = h.alisio(&["compact", &id, "--preview", "--json"]).await;
     run.assert_ok();
@@ -117,7 +126,9 @@ async fn the_probe_asks_the_model_over_both_views_and_keeps_it_out_of_the_transc
     let compacted = json!({"goal": "tidy up", "files": [], "openErrors": [], "nextStep": "report parse errors"});
     replies.push(Reply::Answer(Answer::text(&full.to_string())));
     replies.push(Reply::Answer(Answer::text(&format!("```json\n{compacted}\n```"))));
-    let h = Harness::with_config(replies, json!({"plugins": [], "compaction": {"keepTurns": 1}})).await;
+    let h =
+        Harness::with_config(replies, json!({"plugins": [], "compaction": {"keepTurns": 1, "artifactTrail": false}}))
+            .await;
     let id = session(&h).await;
     h.alisio(&["compact", &id, "--json"]).await.assert_ok();
     let messages = h.rows("SELECT count(*) FROM messages");

@@ -613,4 +613,151 @@ mod tests {
         let f = assess(&[], &CheckpointText::Text(""), "/w");
         assert_eq!((f.score, f.checked, f.missing.len()), (1.0, 0, 0));
     }
+
+    #[test]
+    fn the_artifact_trail_keeps_each_files_last_change_and_how_each_command_ended() {
+        let log: String = (1..=40).map(|i| format!("case {i} ... ok\n")).collect::<String>()
+            + "test budget ... FAILED (Q-1)\n39 passed, 1 failed\nexit code 1\n";
+        let span = vec![
+            call(1, "c1", "read_file", json!({"path": "/w/src/a.rs"})),
+            result(2, "c1", "fn a() {}"),
+            call(3, "c2", "shell", json!({"command": "sh check.sh"})),
+            result(4, "c2", &log),
+            call(5, "c3", "edit_file", json!({"path": "src/a.rs", "old": "fn a", "new": "fn a_renamed // T-9"})),
+            result(6, "c3", "edited"),
+            call(7, "c4", "read_file", json!({"path": "src/a.rs"})),
+            result(8, "c4", "fn a_renamed() {}"),
+            call(
+                9,
+                "c5",
+                "write_file",
+                json!({"path": "notes.md", "content": "# Notes\n\nBatches live in SQLite (I-6).\nmore\nmore"}),
+            ),
+            result(10, "c5", "wrote"),
+        ];
+        let trail = artifact_trail(&span, "/w");
+        assert_eq!(
+            trail.files,
+            [
+                "check.sh (read)",
+                "src/a.rs (edited: fn a_renamed // T-9)",
+                "notes.md (written: # Notes ⏎ Batches live in SQLite (I-6). ⏎ more)"
+            ],
+            "a read after an edit keeps what the edit said; the most recent last; a script a command ran is read"
+        );
+        assert_eq!(
+            trail.commands,
+            ["`sh check.sh` → test budget ... FAILED (Q-1) ⏎ 39 passed, 1 failed ⏎ exit code 1"]
+        );
+        let long = "x".repeat(500);
+        let trail = artifact_trail(&[call(1, "c", "write_file", json!({"path": "big", "content": long}))], "/w");
+        assert!(trail.files[0].chars().count() < 230, "{}", trail.files[0]);
+        assert!(artifact_trail(&[message(1, Role::User, "hi")], "/w").is_empty());
+    }
+}
+
+/// What Alisio records of a replaced span's artifacts beside the model's checkpoint, so they
+/// survive however well the model summarizes: each file touched with its last change, and the
+/// last commands with how their output ended. Compact by construction (a few lines each, the most
+/// recent first kept).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ArtifactTrail {
+    /// `path (edited: …)`, `path (written: …)`, `path (read)` — in the order last touched.
+    pub files: Vec<String>,
+    /// ``command` → its output's last lines`.
+    pub commands: Vec<String>,
+}
+
+/// Files kept in a trail, commands kept, and characters of each excerpt.
+const TRAIL_FILES: usize = 20;
+const TRAIL_COMMANDS: usize = 8;
+const TRAIL_EXCERPT: usize = 200;
+
+impl ArtifactTrail {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.commands.is_empty()
+    }
+}
+
+/// The trail of `span`: tool calls and their results, read in order.
+pub fn artifact_trail(span: &[Message], workspace: &str) -> ArtifactTrail {
+    let results: HashMap<&str, &str> = span
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| Some((m.tool_call_id.as_deref()?, m.content.as_str())))
+        .collect();
+    // path → (last touch order, what it says); command → (order, text).
+    let mut files: HashMap<String, (usize, String)> = HashMap::new();
+    let mut commands: Vec<String> = Vec::new();
+    let mut order = 0usize;
+    for call in span.iter().filter(|m| m.role == Role::Assistant).flat_map(|m| &m.tool_calls) {
+        order += 1;
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let text = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default();
+        for (path, op) in files_of(&call.name, &call.arguments, workspace) {
+            if path.is_empty() {
+                continue;
+            }
+            let said = match op {
+                FileOp::Edited => {
+                    let new = ["new", "new_string", "newString", "replacement"]
+                        .iter()
+                        .map(|k| text(k))
+                        .find(|t| !t.is_empty());
+                    match new {
+                        Some(new) => format!("{path} (edited: {})", one_line(new)),
+                        None => format!("{path} (edited)"),
+                    }
+                }
+                FileOp::Written => {
+                    let head: Vec<&str> = text("content").lines().filter(|l| !l.trim().is_empty()).take(3).collect();
+                    format!("{path} (written: {})", one_line(&head.join("\n")))
+                }
+                FileOp::Read => match files.get(&path) {
+                    // A read after a change leaves what the change said.
+                    Some((_, earlier)) if !earlier.ends_with("(read)") => earlier.clone(),
+                    _ => format!("{path} (read)"),
+                },
+            };
+            files.insert(path, (order, said));
+        }
+        let command = args
+            .get("command")
+            .or_else(|| args.get("cmd"))
+            .map(|c| match c {
+                Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
+                other => other.as_str().unwrap_or_default().to_string(),
+            })
+            .unwrap_or_default();
+        if !command.trim().is_empty() {
+            let output = results.get(call.id.as_str()).copied().unwrap_or_default();
+            // A result cut by the budget ends with the cut's marker: the lines before it.
+            let tail: Vec<&str> = output
+                .lines()
+                .rev()
+                .filter(|l| !l.trim().is_empty() && !l.contains(crate::transcript::TRUNCATION_MARKER))
+                .take(3)
+                .collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            let ended = if tail.is_empty() { "no output".to_string() } else { one_line(&tail.join("\n")) };
+            commands.push(format!("`{}` → {ended}", one_line(&command)));
+        }
+    }
+    let mut files: Vec<(usize, String)> = files.into_values().collect();
+    files.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
+    files.truncate(TRAIL_FILES);
+    files.reverse();
+    let skip = commands.len().saturating_sub(TRAIL_COMMANDS);
+    ArtifactTrail { files: files.into_iter().map(|(_, f)| f).collect(), commands: commands.split_off(skip) }
+}
+
+/// `text` on one line (newlines shown as ` ⏎ `), cut to the excerpt length.
+fn one_line(text: &str) -> String {
+    let joined = text.trim().split('\n').map(str::trim_end).collect::<Vec<_>>().join(" ⏎ ");
+    if joined.chars().count() > TRAIL_EXCERPT {
+        let cut: String = joined.chars().take(TRAIL_EXCERPT - 1).collect();
+        format!("{cut}…")
+    } else {
+        joined
+    }
 }

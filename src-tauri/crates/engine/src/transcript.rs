@@ -92,6 +92,9 @@ pub fn message_chars(content: &str, tool_calls: &[ToolCall]) -> u64 {
     (content.chars().count() + calls) as u64
 }
 
+/// What ends a message the context budget cut (S1.6).
+pub const TRUNCATION_MARKER: &str = "… [truncated by context budget]";
+
 /// Characters per token in every estimate (the window shows the same figure).
 pub const CHARS_PER_TOKEN: u64 = 4;
 

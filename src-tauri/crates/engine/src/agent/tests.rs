@@ -179,7 +179,11 @@ async fn a_cache_trip_summarizes_by_appending_then_cuts_and_resumes() {
     let resumed = messages(&received[2]);
     assert_eq!(resumed.len(), 3);
     assert_eq!(resumed[0], first[0]);
-    assert_eq!(resumed[1]["content"], format!("{SUMMARY_HEADING}\n\nWrote nothing yet; next: write out.txt."));
+    // The hand-off, then the artifact trail Alisio recorded of the cut messages.
+    assert_eq!(
+        resumed[1]["content"],
+        format!("{SUMMARY_HEADING}\n\nWrote nothing yet; next: write out.txt.\n\nFiles touched (recorded by Alisio):\n- out.txt (written: x)")
+    );
     assert_eq!(resumed[2]["content"], engine.config().cache_compact.resume_prompt);
     let records = engine.store().compactions(&id).unwrap();
     assert_eq!(records.len(), 1);

@@ -130,13 +130,16 @@ pub(super) async fn cache_compact(ctx: &Context<'_>, trigger: Trigger) -> Result
         return Ok(CompactOutcome::Failed { error });
     }
     let partial = completion.finish_reason.as_deref() == Some("length");
+    let span = ctx.store.messages_by_seq(&session.id, &summarized_seqs)?;
+    // The hand-off, then what the cut messages did to files and what their commands returned.
+    let mut summary = summary.to_string();
+    if ctx.config.compaction.artifact_trail {
+        summary.push_str(&super::checkpoint::trail_text(&crate::fidelity::artifact_trail(&span, &session.workspace)));
+    }
     let content = format!("{SUMMARY_HEADING}\n\n{summary}");
     let checkpoint_chars = content.chars().count() as u64;
-    let mut fidelity = crate::fidelity::assess(
-        &ctx.store.messages_by_seq(&session.id, &summarized_seqs)?,
-        &crate::fidelity::CheckpointText::Text(summary),
-        &session.workspace,
-    );
+    let mut fidelity =
+        crate::fidelity::assess(&span, &crate::fidelity::CheckpointText::Text(&summary), &session.workspace);
     let pinned = super::pins::block(ctx)?;
     let pinned_chars = pinned.as_ref().map_or(0, |b| b.chars());
     fidelity.pins = super::pins::PinnedBlock::kept(pinned.as_ref());

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::fidelity::ArtifactTrail;
+
 pub use crate::fidelity::CHECKPOINT_SECTIONS as SECTIONS;
 
 const SECTION_HINTS: [&str; 7] = [
@@ -40,6 +42,52 @@ pub struct Checkpoint {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[cfg_attr(feature = "ts", ts(type = "Record<string, JsonValue>", optional))]
     pub plugin_fields: Map<String, Value>,
+}
+
+/// Adds Alisio's artifact trail to a checkpoint: files to `relevantFiles`, command results to
+/// `discoveries` (items already there are not repeated); a text checkpoint gets them as two lists.
+pub fn add_trail(checkpoint: &mut Checkpoint, trail: &ArtifactTrail) {
+    if trail.is_empty() {
+        return;
+    }
+    match (&mut checkpoint.sections, &mut checkpoint.text) {
+        (Some(sections), _) => {
+            append_items(sections, "relevantFiles", &trail.files);
+            append_items(sections, "discoveries", &trail.commands);
+        }
+        (None, Some(text)) => text.push_str(&trail_text(trail)),
+        (None, None) => checkpoint.text = Some(trail_text(trail).trim_start().to_string()),
+    }
+}
+
+/// The trail as text after a summary: two lists.
+pub fn trail_text(trail: &ArtifactTrail) -> String {
+    let mut out = String::new();
+    for (heading, items) in [("Files touched", &trail.files), ("Commands run", &trail.commands)] {
+        if !items.is_empty() {
+            out.push_str(&format!("\n\n{heading} (recorded by Alisio):\n"));
+            out.extend(items.iter().map(|i| format!("- {i}\n")));
+        }
+    }
+    out.trim_end().to_string()
+}
+
+fn append_items(sections: &mut Map<String, Value>, name: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    let entry = sections.entry(name.to_string()).or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::String(text) = entry {
+        let text = std::mem::take(text);
+        *entry = Value::Array(if text.trim().is_empty() { Vec::new() } else { vec![Value::String(text)] });
+    }
+    if let Value::Array(list) = entry {
+        for item in items {
+            if !list.iter().any(|v| v.as_str() == Some(item.as_str())) {
+                list.push(Value::String(item.clone()));
+            }
+        }
+    }
 }
 
 /// The user message appended to the live request to ask for the checkpoint.

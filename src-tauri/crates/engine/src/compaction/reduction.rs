@@ -2,7 +2,7 @@
 //! a plan cuts contents on character boundaries and appends the marker. Checkpoints are never cut.
 
 /// Appended to every cut content.
-pub const MARKER: &str = "… [truncated by context budget]";
+pub const MARKER: &str = crate::transcript::TRUNCATION_MARKER;
 
 /// Transcript target floor: the reduction never aims below this many characters.
 pub const TARGET_FLOOR: u64 = 4000;

@@ -19,7 +19,7 @@ use crate::transcript::{estimate_tokens, Message, Role};
 use crate::view::{system_prompt, PreparedRequest};
 
 use super::boundary::{select_safe_boundary, Shape};
-use super::checkpoint::{parse_checkpoint, render, summary_request, Checkpoint, OutputField, Parsed};
+use super::checkpoint::{add_trail, parse_checkpoint, render, summary_request, Checkpoint, OutputField, Parsed};
 use super::plugins::{with_timeout, AfterCompact, BeforeCompact, CompactionPlugin};
 
 /// What a compaction attempt came to.
@@ -152,7 +152,7 @@ pub async fn compact(
         };
     let before_chars = read_chars + unread_chars;
     let truncated = completion.finish_reason.as_deref() == Some("length");
-    let parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
+    let mut parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
         Ok(parsed) => parsed,
         Err(why) => {
             let error = if truncated {
@@ -167,6 +167,11 @@ pub async fn compact(
             return Ok(CompactOutcome::Failed { error });
         }
     };
+
+    // What the replaced messages did to files and what their commands returned: recorded, not summarized.
+    if ctx.config.compaction.artifact_trail {
+        add_trail(&mut parsed.checkpoint, &crate::fidelity::artifact_trail(&summarized, &session.workspace));
+    }
 
     // afterCompact: each plugin gets the checkpoint and its own fields.
     let (inject, reports) = after_hooks(ctx, plugins, &hooks.fields, &parsed).await;

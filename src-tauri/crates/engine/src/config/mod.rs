@@ -344,6 +344,9 @@ pub struct CompactionConfig {
     /// Workspace files whose contents are pinned: read at each compaction and carried verbatim
     /// after the checkpoint.
     pub pin_files: Vec<String>,
+    /// Add to each checkpoint, beside what the model wrote, the files the replaced messages touched
+    /// (with their last change) and how the last commands' output ended.
+    pub artifact_trail: bool,
 }
 
 impl Default for CompactionConfig {
@@ -355,6 +358,7 @@ impl Default for CompactionConfig {
             max_output_tokens: 16_000,
             strategy: Strategy::Native,
             pin_files: vec!["AGENTS.md".into(), "CLAUDE.md".into()],
+            artifact_trail: true,
         }
     }
 }
