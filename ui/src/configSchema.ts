@@ -34,7 +34,8 @@ export const CONFIG_SCHEMA = {
         "pinFiles": [
           "AGENTS.md",
           "CLAUDE.md"
-        ]
+        ],
+        "artifactTrail": true
       }
     },
     "cacheCompact": {
@@ -275,6 +276,11 @@ export const CONFIG_SCHEMA = {
             "AGENTS.md",
             "CLAUDE.md"
           ]
+        },
+        "artifactTrail": {
+          "description": "Add to each checkpoint, beside what the model wrote, the files the replaced messages touched\n(with their last change) and how the last commands' output ended.",
+          "type": "boolean",
+          "default": true
         }
       }
     },
