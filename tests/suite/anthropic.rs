@@ -124,3 +124,46 @@ async fn the_cache_strategy_on_anthropic_reads_the_previous_prefix_and_an_error_
     assert_eq!(failed.code, 1);
     assert!(failed.stderr.contains("overloaded_error"), "{}", failed.stderr);
 }
+
+/// With `provider.cacheDiagnostics` each request names the previous answer's id and carries the
+/// beta header; the reason the API states for a miss is kept beside Alisio's own cause.
+#[tokio::test]
+async fn cache_diagnostics_name_the_previous_answer_and_the_stated_reason_sits_beside_alisios() {
+    let checkpoint = json!({"goal": "g", "instructions": [], "discoveries": [], "accomplished": [], "currentState": "s",
+                            "nextSteps": [], "relevantFiles": []});
+    let script = vec![
+        Reply::Answer(Answer::text("first answer")),
+        Reply::Answer(Answer::text("second answer")),
+        Reply::Answer(Answer::text(&checkpoint.to_string())),
+        Reply::Answer(Answer::text("third answer")),
+    ];
+    let config = anthropic(json!({"provider": {"cacheDiagnostics": true}, "compaction": {"keepTurns": 1}}));
+    let h = Harness::with_config(script, config).await;
+    let session = h.run(&[], "first").await.assert_ok().session();
+    h.run(&["--session", &session], "second").await.assert_ok();
+    h.alisio(&["compact", &session]).await.assert_ok();
+    h.run(&["--session", &session], "third").await.assert_ok();
+
+    let received: Vec<_> = h.server.received().into_iter().filter(|r| r.is_model_call()).collect();
+    assert_eq!(received.len(), 4);
+    assert!(received
+        .iter()
+        .all(|r| r.headers.get("anthropic-beta").map(String::as_str) == Some("cache-diagnosis-2026-04-07")));
+    let previous: Vec<Value> = received.iter().map(|r| r.body["diagnostics"]["previous_message_id"].clone()).collect();
+    assert_eq!(previous[0], Value::Null, "the first request opts in with no previous answer");
+    let ids: Vec<Value> = h
+        .rows("SELECT json_extract(response, '$.id') FROM model_calls ORDER BY id")
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(previous[1..], ids[..3], "each request names the answer before it");
+
+    // After the compaction the history was rewritten: the API says messages_changed; Alisio's own
+    // cause is the compaction.
+    let breaks = h.alisio(&["calls", "breaks", &session, "--json"]).await.assert_ok().json();
+    let after = breaks.as_array().unwrap().iter().find(|b| b["n"] == 4).unwrap_or_else(|| panic!("{breaks:#}"));
+    assert_eq!(
+        (after["cause"].clone(), after["agentReason"].clone()),
+        (json!("compaction"), json!("messages_changed"))
+    );
+}

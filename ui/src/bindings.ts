@@ -853,7 +853,8 @@ export type CacheBreak = { n: number,
  */
 against: number, cause: BreakCause, 
 /**
- * The cause the agent itself recorded (Claude Code's `cache_miss_reason`), when it did.
+ * The cause the agent itself recorded (Claude Code's `cache_miss_reason`), or the server
+ * stated (Anthropic's cache diagnostics, `provider.cacheDiagnostics`), when one did.
  */
 agentReason: string | null, 
 /**

@@ -20,7 +20,8 @@ export const CONFIG_SCHEMA = {
         "stream": true,
         "timeoutMs": 300000,
         "maxRetries": 3,
-        "retryBaseMs": 500
+        "retryBaseMs": 500,
+        "cacheDiagnostics": false
       }
     },
     "compaction": {
@@ -219,6 +220,11 @@ export const CONFIG_SCHEMA = {
           "minimum": 0,
           "maximum": 60000,
           "default": 500
+        },
+        "cacheDiagnostics": {
+          "description": "Anthropic: ask the API why the prompt cache missed (cache diagnostics: each request names\nthe previous answer's id); its stated reason is kept beside Alisio's own.",
+          "type": "boolean",
+          "default": false
         }
       }
     },

@@ -92,6 +92,8 @@ struct State {
     /// What an Anthropic prompt cache holds: each `/messages` request's prefix up to its last
     /// `cache_control` breakpoint, serialized.
     cached_prefixes: Vec<String>,
+    /// Cache diagnostics' fingerprints by message id: (system, tools, messages) serialized.
+    fingerprints: HashMap<String, [String; 3]>,
 }
 
 #[derive(Clone)]
@@ -232,7 +234,13 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
     let anthropic = request.path.ends_with("/messages");
     let stream = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     // Anthropic's usage comes from a prompt cache kept here, as the API would count it.
-    let cache = anthropic.then(|| prompt_cache(&mut state.lock().unwrap().cached_prefixes, &request.body));
+    let cache = anthropic.then(|| {
+        let mut state = state.lock().unwrap();
+        let mut cache = prompt_cache(&mut state.cached_prefixes, &request.body);
+        cache.id = format!("msg_{:02}", state.received.len());
+        cache.diagnostics = diagnose(&mut state.fingerprints, &cache.id, &request.body);
+        cache
+    });
     match reply {
         None => {
             write_head(&mut socket, 500, "text/plain").await?;
@@ -255,14 +263,14 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
             let cache = cache.unwrap_or_default();
             if stream {
                 write_head(&mut socket, 200, "text/event-stream").await?;
-                for event in anthropic_events(&answer, cache) {
+                for event in anthropic_events(&answer, &cache) {
                     let name = event["type"].as_str().unwrap_or_default().to_string();
                     socket.write_all(format!("event: {name}\ndata: {event}\n\n").as_bytes()).await?;
                     socket.flush().await?;
                 }
             } else {
                 write_head(&mut socket, 200, "application/json").await?;
-                socket.write_all(anthropic_message(&answer, cache).to_string().as_bytes()).await?;
+                socket.write_all(anthropic_message(&answer, &cache).to_string().as_bytes()).await?;
             }
         }
         Some(Reply::Answer(answer)) => {
@@ -396,11 +404,45 @@ pub fn responses_events(answer: &Answer) -> Vec<Value> {
 
 /// Tokens an Anthropic request read from the cache, wrote to it, and sent after its last breakpoint
 /// (≈ 4 characters a token of the serialized request).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PromptCache {
     pub read: u64,
     pub written: u64,
     pub input: u64,
+    /// The answer's message id.
+    pub id: String,
+    /// Cache diagnostics, when the request asked for them.
+    pub diagnostics: Option<Value>,
+}
+
+/// Anthropic's cache diagnostics: a request naming `diagnostics.previous_message_id` is compared
+/// with that one — the first of model (not kept here), system, tools and messages that differs.
+fn diagnose(fingerprints: &mut HashMap<String, [String; 3]>, id: &str, body: &Value) -> Option<Value> {
+    let asked = body.get("diagnostics")?;
+    let unmarked = |v: &Value| {
+        let mut v = v.clone();
+        strip_cache_control(&mut v);
+        v.to_string()
+    };
+    let now = [unmarked(&body["system"]), unmarked(&body["tools"]), unmarked(&body["messages"])];
+    let verdict = match asked.get("previous_message_id").and_then(Value::as_str) {
+        None => Value::Null,
+        Some(previous) => match fingerprints.get(previous) {
+            None => json!({"cache_miss_reason": {"type": "previous_message_not_found"}}),
+            Some(before) => {
+                // Messages only grow: a miss there is an earlier message that changed.
+                let messages_kept = now[2].starts_with(before[2].trim_end_matches(']'));
+                match (before[0] == now[0], before[1] == now[1], messages_kept) {
+                    (false, ..) => json!({"cache_miss_reason": {"type": "system_changed"}}),
+                    (_, false, _) => json!({"cache_miss_reason": {"type": "tools_changed"}}),
+                    (_, _, false) => json!({"cache_miss_reason": {"type": "messages_changed"}}),
+                    _ => json!({"cache_miss_reason": null}),
+                }
+            }
+        },
+    };
+    fingerprints.insert(id.to_string(), now);
+    Some(verdict)
 }
 
 /// Looks the request's cacheable prefix (system, tools, messages up to the last `cache_control`)
@@ -425,12 +467,13 @@ fn prompt_cache(prefixes: &mut Vec<String>, body: &Value) -> PromptCache {
         read: common as u64 / 4,
         written: (prefix.len() - common) as u64 / 4,
         input: tail as u64 / 4 + 1,
+        ..Default::default()
     };
     prefixes.push(prefix);
     cache
 }
 
-fn anthropic_usage(answer: &Answer, cache: PromptCache) -> Value {
+fn anthropic_usage(answer: &Answer, cache: &PromptCache) -> Value {
     let (_, completion, _) = answer.usage.unwrap_or((0, 0, 0));
     json!({"input_tokens": cache.input, "cache_read_input_tokens": cache.read,
            "cache_creation_input_tokens": cache.written, "output_tokens": completion})
@@ -445,7 +488,7 @@ fn stop_reason(answer: &Answer) -> &'static str {
 }
 
 /// A whole Anthropic message.
-pub fn anthropic_message(answer: &Answer, cache: PromptCache) -> Value {
+pub fn anthropic_message(answer: &Answer, cache: &PromptCache) -> Value {
     let mut content = Vec::new();
     if !answer.text.is_empty() {
         content.push(json!({"type": "text", "text": answer.text}));
@@ -454,16 +497,20 @@ pub fn anthropic_message(answer: &Answer, cache: PromptCache) -> Value {
         let input: Value = serde_json::from_str(args).unwrap_or(json!({}));
         content.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
     }
-    json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted", "content": content,
-           "stop_reason": stop_reason(answer), "stop_sequence": null, "usage": anthropic_usage(answer, cache)})
+    let mut message = json!({"id": cache.id, "type": "message", "role": "assistant", "model": "scripted", "content": content,
+           "stop_reason": stop_reason(answer), "stop_sequence": null, "usage": anthropic_usage(answer, cache)});
+    if let Some(diagnostics) = &cache.diagnostics {
+        message["diagnostics"] = diagnostics.clone();
+    }
+    message
 }
 
 /// The events of a streamed Anthropic message, as the API sends them (a `ping` among them).
-pub fn anthropic_events(answer: &Answer, cache: PromptCache) -> Vec<Value> {
+pub fn anthropic_events(answer: &Answer, cache: &PromptCache) -> Vec<Value> {
     let mut start_usage = anthropic_usage(answer, cache);
     start_usage["output_tokens"] = json!(1);
     let mut out = vec![
-        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted",
+        json!({"type": "message_start", "message": {"id": cache.id, "type": "message", "role": "assistant", "model": "scripted",
                "content": [], "stop_reason": null, "stop_sequence": null, "usage": start_usage}}),
         json!({"type": "ping"}),
     ];
@@ -485,8 +532,12 @@ pub fn anthropic_events(answer: &Answer, cache: PromptCache) -> Vec<Value> {
         index += 1;
     }
     let (_, completion, _) = answer.usage.unwrap_or((0, 0, 0));
-    out.push(json!({"type": "message_delta", "delta": {"stop_reason": stop_reason(answer), "stop_sequence": null},
-                    "usage": {"output_tokens": completion}}));
+    let mut delta = json!({"type": "message_delta", "delta": {"stop_reason": stop_reason(answer), "stop_sequence": null},
+                           "usage": {"output_tokens": completion}});
+    if let Some(diagnostics) = &cache.diagnostics {
+        delta["diagnostics"] = diagnostics.clone();
+    }
+    out.push(delta);
     out.push(json!({"type": "message_stop"}));
     out
 }

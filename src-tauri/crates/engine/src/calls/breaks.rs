@@ -56,7 +56,8 @@ pub struct CacheBreak {
     /// The call it is compared with (the previous call of its chain).
     pub against: usize,
     pub cause: BreakCause,
-    /// The cause the agent itself recorded (Claude Code's `cache_miss_reason`), when it did.
+    /// The cause the agent itself recorded (Claude Code's `cache_miss_reason`), or the server
+    /// stated (Anthropic's cache diagnostics, `provider.cacheDiagnostics`), when one did.
     pub agent_reason: Option<String>,
     /// Tokens of the previous request the server had to process again.
     pub lost_tokens: u64,

@@ -241,6 +241,9 @@ pub struct ProviderFile {
     pub max_retries: u32,
     #[schemars(range(min = 0, max = 60_000))]
     pub retry_base_ms: u64,
+    /// Anthropic: ask the API why the prompt cache missed (cache diagnostics: each request names
+    /// the previous answer's id); its stated reason is kept beside Alisio's own.
+    pub cache_diagnostics: bool,
 }
 
 impl Default for ProviderFile {
@@ -256,6 +259,7 @@ impl Default for ProviderFile {
             timeout_ms: 300_000,
             max_retries: 3,
             retry_base_ms: 500,
+            cache_diagnostics: false,
         }
     }
 }

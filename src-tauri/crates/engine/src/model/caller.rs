@@ -86,6 +86,11 @@ impl ModelCaller {
         let Outgoing { purpose, prepared, appended, options } = outgoing;
         let mut body = build_body(&self.config, &prepared.wire, &prepared.tools, options);
         let mut params = json!({"maxTokens": options.max_tokens, "stream": self.config.stream});
+        // Anthropic's cache diagnostics: compared with the session's previous answer.
+        if self.config.api == Api::Anthropic && self.config.cache_diagnostics {
+            body["diagnostics"] = json!({"previous_message_id": store.last_response_id(session)?});
+            params["cacheDiagnostics"] = json!(true);
+        }
         if options.tool_choice_none {
             params["toolChoice"] = json!("none");
         }
@@ -208,6 +213,12 @@ impl ModelCaller {
                 finish_reason: completion.finish_reason.clone(),
                 error: None,
                 response_seq,
+                cache_miss_reason: completion
+                    .cache_diagnostics
+                    .as_ref()
+                    .and_then(|d| d.pointer("/cache_miss_reason/type"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 response: Some(json!({
                     "text": completion.text,
                     "toolCalls": completion.tool_calls,
@@ -221,6 +232,8 @@ impl ModelCaller {
                     "providerItems": completion.provider_items,
                     "ttftMs": completion.ttft_ms,
                     "durationMs": completion.duration_ms,
+                    "id": completion.response_id,
+                    "cacheDiagnostics": completion.cache_diagnostics,
                 })),
             },
         )

@@ -165,6 +165,8 @@ pub fn parse_message(value: &Value) -> Result<Completion, String> {
         usage,
         ttft_ms: None,
         duration_ms: 0,
+        response_id: value.get("id").and_then(Value::as_str).map(str::to_string),
+        cache_diagnostics: value.get("diagnostics").filter(|d| !d.is_null()).cloned(),
     })
 }
 
@@ -184,6 +186,8 @@ pub struct AnthropicStream {
     tool_calls: Vec<ToolCall>,
     usage: Usage,
     stop_reason: Option<String>,
+    id: Option<String>,
+    diagnostics: Option<Value>,
     pub done: bool,
 }
 
@@ -197,6 +201,8 @@ impl AnthropicStream {
                 if let Some(u) = event.pointer("/message/usage") {
                     read_usage(&mut self.usage, u);
                 }
+                self.id = event.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
+                self.keep_diagnostics(event.pointer("/message/diagnostics"));
             }
             "content_block_start" => {
                 let block = &event["content_block"];
@@ -250,12 +256,20 @@ impl AnthropicStream {
                 if let Some(u) = event.get("usage") {
                     read_usage(&mut self.usage, u);
                 }
+                self.keep_diagnostics(event.get("diagnostics").or_else(|| event.pointer("/delta/diagnostics")));
             }
             "message_stop" => self.done = true,
             "error" => return Err(format!("reported an error: {}", event["error"])),
             _ => {} // ping, and events a newer API may add
         }
         Ok(None)
+    }
+
+    /// The cache diagnostics, wherever the stream carries them (the last one said wins).
+    fn keep_diagnostics(&mut self, diagnostics: Option<&Value>) {
+        if let Some(d) = diagnostics.filter(|d| !d.is_null()) {
+            self.diagnostics = Some(d.clone());
+        }
     }
 
     pub fn finish(self) -> Result<Completion, String> {
@@ -270,6 +284,8 @@ impl AnthropicStream {
             usage: self.usage,
             ttft_ms: None,
             duration_ms: 0,
+            response_id: self.id,
+            cache_diagnostics: self.diagnostics,
         })
     }
 }

@@ -117,6 +117,8 @@ impl ChatStream {
             usage: self.usage,
             ttft_ms: None,
             duration_ms: 0,
+            response_id: None,
+            cache_diagnostics: None,
         })
     }
 }
@@ -151,6 +153,8 @@ pub fn parse_completion(body: &Value) -> Result<Completion, String> {
         usage,
         ttft_ms: None,
         duration_ms: 0,
+        response_id: None,
+        cache_diagnostics: None,
     })
 }
 

@@ -72,6 +72,10 @@ pub struct Completion {
     pub usage: Usage,
     pub ttft_ms: Option<u64>,
     pub duration_ms: u64,
+    /// The answer's id as the server gave it (Anthropic's message id).
+    pub response_id: Option<String>,
+    /// What the server said about its prompt cache for this request (Anthropic's `diagnostics`).
+    pub cache_diagnostics: Option<Value>,
 }
 
 /// Per-request options.
@@ -136,6 +140,9 @@ pub fn parse_answer(api: Api, value: &Value) -> std::result::Result<Completion, 
 /// The Messages API version every Anthropic request names.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
+/// The beta that makes Anthropic compare a request with the one before it (`provider.cacheDiagnostics`).
+pub const CACHE_DIAGNOSTICS_BETA: &str = "cache-diagnosis-2026-04-07";
+
 pub struct Provider {
     http: reqwest::Client,
     config: ProviderConfig,
@@ -187,7 +194,10 @@ impl Provider {
     fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         match (self.config.api, &self.api_key) {
             (Api::Anthropic, key) => {
-                let request = request.header("anthropic-version", ANTHROPIC_VERSION);
+                let mut request = request.header("anthropic-version", ANTHROPIC_VERSION);
+                if self.config.cache_diagnostics {
+                    request = request.header("anthropic-beta", CACHE_DIAGNOSTICS_BETA);
+                }
                 match key {
                     Some(key) => request.header("x-api-key", key),
                     None => request,

@@ -105,6 +105,8 @@ pub fn parse_response(response: &Value) -> Result<Completion, String> {
         usage,
         ttft_ms: None,
         duration_ms: 0,
+        response_id: None,
+        cache_diagnostics: None,
     })
 }
 

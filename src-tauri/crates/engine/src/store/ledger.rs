@@ -136,6 +136,9 @@ pub struct ModelCallUpdate {
     pub response_seq: Option<i64>,
     /// The answer as received, as JSON.
     pub response: Option<serde_json::Value>,
+    /// Why the server says its prompt cache missed (Anthropic's cache diagnostics), kept where an
+    /// imported call keeps the reason its agent recorded.
+    pub cache_miss_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -241,7 +244,7 @@ impl Store {
             tx.conn().execute(
                 "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4, prompt_ms = ?5,
                      ttft_ms = ?6, duration_ms = ?7, finish_reason = ?8, error = ?9, response_seq = ?10, response = ?11,
-                     cache_write_tokens = ?12
+                     cache_write_tokens = ?12, agent_cache_reason = coalesce(?13, agent_cache_reason)
                  WHERE id = ?1",
                 params![
                     id,
@@ -256,6 +259,7 @@ impl Store {
                     update.response_seq,
                     update.response.as_ref().map(|r| r.to_string()),
                     update.cache_write_tokens.map(|v| v as i64),
+                    update.cache_miss_reason,
                 ],
             )?;
             Ok(())
@@ -276,6 +280,18 @@ impl Store {
     }
 
     /// What a past call needs beyond its record to be rebuilt: its system prompt and its answer.
+    /// The id the server gave the session's last answer that has one (Anthropic's message id), for
+    /// cache diagnostics to compare the next request with.
+    pub fn last_response_id(&self, session: &str) -> Result<Option<String>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT json_extract(response, '$.id') FROM model_calls
+                 WHERE session_id = ?1 AND json_extract(response, '$.id') IS NOT NULL ORDER BY id DESC LIMIT 1",
+            )?;
+            Ok(stmt.query_row([session], |r| r.get(0)).optional()?)
+        })
+    }
+
     pub fn model_call_payload(&self, id: i64) -> Result<(String, Option<serde_json::Value>)> {
         self.read(|conn| {
             let (system, response): (String, Option<String>) =
