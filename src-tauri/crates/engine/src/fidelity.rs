@@ -649,6 +649,18 @@ mod tests {
             trail.commands,
             ["`sh check.sh` → test budget ... FAILED (Q-1) ⏎ 39 passed, 1 failed ⏎ exit code 1"]
         );
+        // A write then an edit: both said; a search (no file of its own) like a command.
+        let span = vec![
+            call(1, "w", "write_file", json!({"path": "r.py", "content": "# Batches (I-6)\nSIZE = 100\n"})),
+            result(2, "w", "wrote"),
+            call(3, "e", "edit_file", json!({"path": "r.py", "old": "SIZE = 100", "new": "SIZE = 250  # T-3"})),
+            result(4, "e", "edited"),
+            call(5, "g", "grep", json!({"pattern": "TODO", "path": "ledger"})),
+            result(6, "g", "ledger/cal.py:4:# TODO(P-1) leap second"),
+        ];
+        let trail = artifact_trail(&span, "/w");
+        assert_eq!(trail.files, ["r.py (written: # Batches (I-6) ⏎ SIZE = 100; then edited: SIZE = 250  # T-3)"]);
+        assert_eq!(trail.commands, ["`grep TODO ledger` → ledger/cal.py:4:# TODO(P-1) leap second"]);
         let long = "x".repeat(500);
         let trail = artifact_trail(&[call(1, "c", "write_file", json!({"path": "big", "content": long}))], "/w");
         assert!(trail.files[0].chars().count() < 230, "{}", trail.files[0]);
@@ -662,9 +674,11 @@ mod tests {
 /// recent first kept).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ArtifactTrail {
-    /// `path (edited: …)`, `path (written: …)`, `path (read)` — in the order last touched.
+    /// `path (edited: …)`, `path (written: …; then edited: …)`, `path (read)` — in the order last
+    /// touched.
     pub files: Vec<String>,
-    /// ``command` → its output's last lines`.
+    /// ``command` → its output's last lines`, and likewise any other tool that is not a file's
+    /// (a search, a listing).
     pub commands: Vec<String>,
 }
 
@@ -686,40 +700,36 @@ pub fn artifact_trail(span: &[Message], workspace: &str) -> ArtifactTrail {
         .filter(|m| m.role == Role::Tool)
         .filter_map(|m| Some((m.tool_call_id.as_deref()?, m.content.as_str())))
         .collect();
-    // path → (last touch order, what it says); command → (order, text).
-    let mut files: HashMap<String, (usize, String)> = HashMap::new();
+    // path → (last touch order, what was written, what the last edit said, read only).
+    let mut files: HashMap<String, (usize, Option<String>, Option<String>)> = HashMap::new();
     let mut commands: Vec<String> = Vec::new();
     let mut order = 0usize;
     for call in span.iter().filter(|m| m.role == Role::Assistant).flat_map(|m| &m.tool_calls) {
         order += 1;
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let text = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default();
-        for (path, op) in files_of(&call.name, &call.arguments, workspace) {
+        let touched = files_of(&call.name, &call.arguments, workspace);
+        for (path, op) in &touched {
             if path.is_empty() {
                 continue;
             }
-            let said = match op {
+            let entry = files.entry(path.clone()).or_insert((order, None, None));
+            entry.0 = order;
+            match op {
+                FileOp::Written => {
+                    let head: Vec<&str> = text("content").lines().filter(|l| !l.trim().is_empty()).take(3).collect();
+                    // A new content: what earlier edits said no longer holds.
+                    *entry = (order, Some(one_line(&head.join("\n"))), None);
+                }
                 FileOp::Edited => {
                     let new = ["new", "new_string", "newString", "replacement"]
                         .iter()
                         .map(|k| text(k))
                         .find(|t| !t.is_empty());
-                    match new {
-                        Some(new) => format!("{path} (edited: {})", one_line(new)),
-                        None => format!("{path} (edited)"),
-                    }
+                    entry.2 = Some(new.map(one_line).unwrap_or_default());
                 }
-                FileOp::Written => {
-                    let head: Vec<&str> = text("content").lines().filter(|l| !l.trim().is_empty()).take(3).collect();
-                    format!("{path} (written: {})", one_line(&head.join("\n")))
-                }
-                FileOp::Read => match files.get(&path) {
-                    // A read after a change leaves what the change said.
-                    Some((_, earlier)) if !earlier.ends_with("(read)") => earlier.clone(),
-                    _ => format!("{path} (read)"),
-                },
-            };
-            files.insert(path, (order, said));
+                FileOp::Read => {}
+            }
         }
         let command = args
             .get("command")
@@ -729,8 +739,22 @@ pub fn artifact_trail(span: &[Message], workspace: &str) -> ArtifactTrail {
                 other => other.as_str().unwrap_or_default().to_string(),
             })
             .unwrap_or_default();
-        if !command.trim().is_empty() {
-            let output = results.get(call.id.as_str()).copied().unwrap_or_default();
+        // A command, or a tool that touched no file (a search, a listing): how its output ended.
+        let shown = if !command.trim().is_empty() {
+            Some(command)
+        } else if touched.is_empty() && call.name.len() <= 40 {
+            let args = match &args {
+                Value::Object(map) => map.values().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
+                _ => String::new(),
+            };
+            Some(format!("{} {args}", call.name).trim().to_string())
+        } else {
+            None
+        };
+        let output = results.get(call.id.as_str()).copied().unwrap_or_default();
+        // A call Alisio answered as not run did nothing worth recording.
+        let not_run = output.trim_start().trim_start_matches("error:").trim_start().starts_with("not run — ");
+        if let Some(shown) = shown.filter(|_| !not_run) {
             // A result cut by the budget ends with the cut's marker: the lines before it.
             let tail: Vec<&str> = output
                 .lines()
@@ -740,9 +764,22 @@ pub fn artifact_trail(span: &[Message], workspace: &str) -> ArtifactTrail {
                 .collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             let ended = if tail.is_empty() { "no output".to_string() } else { one_line(&tail.join("\n")) };
-            commands.push(format!("`{}` → {ended}", one_line(&command)));
+            commands.push(format!("`{}` → {ended}", one_line(&shown)));
         }
     }
+    let files: HashMap<String, (usize, String)> = files
+        .into_iter()
+        .map(|(path, (order, written, edited))| {
+            let said = match (written, edited) {
+                (Some(w), Some(e)) => format!("{path} (written: {w}; then edited: {e})"),
+                (Some(w), None) => format!("{path} (written: {w})"),
+                (None, Some(e)) if !e.is_empty() => format!("{path} (edited: {e})"),
+                (None, Some(_)) => format!("{path} (edited)"),
+                (None, None) => format!("{path} (read)"),
+            };
+            (path, (order, said))
+        })
+        .collect();
     let mut files: Vec<(usize, String)> = files.into_values().collect();
     files.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
     files.truncate(TRAIL_FILES);
