@@ -167,3 +167,30 @@ async fn cache_diagnostics_name_the_previous_answer_and_the_stated_reason_sits_b
         (json!("compaction"), json!("messages_changed"))
     );
 }
+
+/// `calls replay` of a Claude Code call whose body its log recorded sends that body to the
+/// Anthropic provider unchanged but for the model.
+#[tokio::test]
+async fn replaying_a_claude_code_call_sends_its_body_unchanged_but_for_the_model() {
+    let h = Harness::with_config(vec![Reply::Answer(Answer::text("replayed"))], anthropic(json!({}))).await;
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/import/claude");
+    let imported = h.alisio(&["import", fixtures.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    let claude = imported["imported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sourceId"] == "46c4be69-b0e3-487e-97a4-c6832402089e")
+        .unwrap();
+    let id = claude["id"].as_str().unwrap();
+    let original = h.alisio(&["calls", "show", id, "11", "--json"]).await.assert_ok().json();
+    assert_eq!(original["requestSource"], "agent-log");
+    let replay = h.alisio(&["calls", "replay", id, "11", "--json"]).await;
+    replay.assert_ok();
+    assert_eq!(replay.json()["replay"]["text"], "replayed");
+    let sent = h.server.received().into_iter().filter(|r| r.is_model_call()).collect::<Vec<_>>();
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].path.ends_with("/messages"));
+    let mut expected = original["request"].clone();
+    expected["model"] = json!("claude-scripted");
+    assert_eq!(sent[0].body, expected, "the logged body, but for the model");
+}

@@ -329,7 +329,7 @@ describe("settings hints come from the engine's schema", () => {
     expect(rangeHint(["compaction", "threshold"])).toBe("0.1–0.99");
     expect(rangeHint(["mcpServers", "any", "startupTimeoutMs"])).toBe("100–600000");
     expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache", "mask", "hybrid"]);
-    expect(optionsAt(["profiles", "local", "api"])).toEqual(["chat", "responses"]);
+    expect(optionsAt(["profiles", "local", "api"])).toEqual(["chat", "responses", "anthropic"]);
   });
 });
 
