@@ -70,7 +70,19 @@ async fn a_fork_of_each_agents_session_sends_what_the_model_saw_and_leaves_the_s
         let forked = json_of(&h, &["sessions", "fork", id, "--at", &last.to_string()]).await;
         let fork = forked["id"].as_str().unwrap().to_string();
         assert_eq!(forked["forkedFrom"], json!({"session": id, "seq": last}));
-        assert_eq!(forked["messages"], json!(expected.len()), "{source}");
+        // Claude Code logged its requests: the fork starts from the last one, as sent.
+        let calls = json_of(&h, &["calls", "list", id]).await;
+        let exact = calls
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|c| c["purpose"] == "turn" && (c["requestSource"] == "agent-log" || c["requestSource"] == "proxy"))
+            .map(|c| c["n"].clone());
+        assert_eq!(forked["fromCall"], exact.clone().unwrap_or(Value::Null), "{source}");
+        if exact.is_none() {
+            assert_eq!(forked["messages"], json!(expected.len()), "{source}");
+        }
         let shown = json_of(&h, &["sessions", "show", &fork]).await;
         assert_eq!(shown["forkedFrom"], json!({"session": id, "seq": last}));
         assert!(shown["session"].get("source").is_none(), "a fork is Alisio's own, and writable");
@@ -83,19 +95,66 @@ async fn a_fork_of_each_agents_session_sends_what_the_model_saw_and_leaves_the_s
         let mut items = sent_items(&body);
         let prompt = items.pop().unwrap();
         assert_eq!(prompt["content"], "and now?", "{source}");
-        assert_eq!(items, expected, "{source}: the first request holds the model view");
+        match &exact {
+            None => assert_eq!(items, expected, "{source}: the first request holds the model view"),
+            Some(n) => {
+                let logged = json_of(&h, &["calls", "show", id, &n.to_string()]).await["request"]["messages"].clone();
+                assert_holds_the_logged_request(&logged, &items);
+            }
+        }
         assert_eq!(rows_of(&h, id), before, "{source}: the source is untouched");
 
         // Compared with its source: all of the fork point shared, then the fork's prompt.
+        // (A fork from a logged request holds its messages as the agent shaped them, which the
+        // transcript's records split differently: there the prefix is compared as it is.)
         let diff = json_of(&h, &["sessions", "diff", id, &fork]).await;
-        assert_eq!(diff["sharedMessages"], json!(items.len()), "{source}");
-        let divergence = &diff["firstDivergence"];
-        assert_eq!((divergence["a"].clone(), divergence["after"].clone()), (Value::Null, json!("and now?")));
+        if exact.is_none() {
+            assert_eq!(diff["sharedMessages"], json!(items.len()), "{source}");
+            let divergence = &diff["firstDivergence"];
+            assert_eq!((divergence["a"].clone(), divergence["after"].clone()), (Value::Null, json!("and now?")));
+        }
         assert_eq!(diff["b"]["calls"], 1);
         assert_eq!(diff["a"]["calls"].as_u64(), Some(entry_calls(&h, id)));
         seen.push(source);
     }
     assert_eq!(seen.len(), 3);
+}
+
+/// The fork's first request (chat) carries every text, call and result of the logged Anthropic
+/// request, in order: texts as sent, call ids verbatim, each result under its call.
+fn assert_holds_the_logged_request(logged: &Value, sent: &[Value]) {
+    let sent_text = serde_json::to_string(sent).unwrap();
+    let mut logged_calls = Vec::new();
+    for message in logged.as_array().unwrap() {
+        let blocks = match &message["content"] {
+            Value::Array(blocks) => blocks.clone(),
+            Value::String(text) => vec![json!({"type": "text", "text": text})],
+            _ => Vec::new(),
+        };
+        for block in blocks {
+            match block["type"].as_str() {
+                Some("text") => {
+                    let text = block["text"].as_str().unwrap();
+                    assert!(
+                        sent_text.contains(&serde_json::to_string(text).unwrap()[1..text.len().min(200)]),
+                        "missing: {text}"
+                    );
+                }
+                Some("tool_use") => logged_calls.push(block["id"].as_str().unwrap().to_string()),
+                Some("tool_result") => {
+                    let id = block["tool_use_id"].as_str().unwrap();
+                    assert!(sent.iter().any(|m| m["role"] == "tool" && m["tool_call_id"] == id), "no result of {id}");
+                }
+                _ => {}
+            }
+        }
+    }
+    let sent_calls: Vec<String> = sent
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sent_calls, logged_calls);
 }
 
 fn entry_calls(h: &Harness, session: &str) -> u64 {

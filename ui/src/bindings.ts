@@ -677,7 +677,12 @@ export type Forked = { id: string, workspace: string, forkedFrom: ForkedFrom,
 /**
  * Messages it starts with.
  */
-messages: number, };
+messages: number, 
+/**
+ * The source's call whose exact request (the agent's log, or the proxy) it starts from;
+ * null when it starts from the transcript as rebuilt.
+ */
+fromCall: number | null, };
 
 export type SessionDiffRequest = { a: string, b: string, 
 /**

@@ -3,6 +3,7 @@
 //! message by message with their totals (`alisio sessions diff`, the Compare view).
 
 use alisio_engine::calls::compare::{self, SessionDiff};
+use alisio_engine::calls::exact_start::exact_start;
 use alisio_engine::store::sessions::ForkedFrom;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -36,6 +37,9 @@ pub struct Forked {
     pub forked_from: ForkedFrom,
     /// Messages it starts with.
     pub messages: u64,
+    /// The source's call whose exact request (the agent's log, or the proxy) it starts from;
+    /// null when it starts from the transcript as rebuilt.
+    pub from_call: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, TS)]
@@ -65,7 +69,14 @@ pub async fn fork(app: &App, request: ForkRequest) -> ApiResult<Forked> {
             .to_string(),
     };
     blocking("forking the session", move || {
-        let (fork, messages) = store.fork(&source, request.at, request.title.as_deref(), &workspace)?;
+        // An imported session whose agent's request is known starts from that request.
+        let exact = match source.source {
+            Some(_) => exact_start(&store, &source, request.at)?,
+            None => None,
+        };
+        let from_call = exact.as_ref().map(|e| e.call);
+        let start = exact.map(|e| (e.messages, e.through_seq));
+        let (fork, messages) = store.fork(&source, request.at, request.title.as_deref(), &workspace, start)?;
         let forked_from =
             fork.forked_from.clone().unwrap_or(ForkedFrom { session: source.id.to_string(), seq: request.at });
         Ok(Forked {
@@ -73,6 +84,7 @@ pub async fn fork(app: &App, request: ForkRequest) -> ApiResult<Forked> {
             workspace: fork.workspace.clone(),
             forked_from,
             messages: messages as u64,
+            from_call,
         })
     })
     .await

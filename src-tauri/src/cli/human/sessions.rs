@@ -223,6 +223,9 @@ impl Human for alisio_api::forks::Forked {
             "Forked {} at message #{} into {} ({} messages, workspace {}); continue it with `alisio run --session {} \"…\"`.",
             self.forked_from.session, self.forked_from.seq, self.id, self.messages, self.workspace, self.id
         );
+        if let Some(n) = self.from_call {
+            println!("It starts from call {n}'s exact request, as the agent sent it.");
+        }
     }
 }
 

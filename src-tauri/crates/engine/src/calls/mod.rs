@@ -10,6 +10,7 @@ pub mod compare;
 pub mod composition;
 #[cfg(test)]
 mod corpus_tests;
+pub mod exact_start;
 pub mod rebuild;
 
 use serde::Serialize;

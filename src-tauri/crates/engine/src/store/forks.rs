@@ -32,10 +32,19 @@ impl Store {
     }
 
     /// A new session of Alisio's own in `workspace`, holding what the model saw after message
-    /// `seq` of `source` (its checkpoints included), recording where it came from. Refused when `seq` is not a
-    /// message of the source, or when a call made by then has its result only later (the fork
-    /// would send a call without its result): fork at the message after the results, or before.
-    pub fn fork(&self, source: &Session, seq: i64, title: Option<&str>, workspace: &str) -> Result<(Session, usize)> {
+    /// `seq` of `source` (its checkpoints included), recording where it came from. With `start`
+    /// (an exact request's messages and the last seq it held) the history is those messages, then
+    /// the transcript's after that seq. Refused when `seq` is not a message of the source, or when
+    /// a call made by then has its result only later (the fork would send a call without it):
+    /// fork at the message after the results, or before.
+    pub fn fork(
+        &self,
+        source: &Session,
+        seq: i64,
+        title: Option<&str>,
+        workspace: &str,
+        start: Option<(Vec<NewMessage>, i64)>,
+    ) -> Result<(Session, usize)> {
         let exists: bool = self.read(|conn| {
             Ok(conn.query_row(
                 "SELECT EXISTS (SELECT 1 FROM messages WHERE session_id = ?1 AND seq = ?2)",
@@ -50,7 +59,14 @@ impl Store {
             )));
         }
         let view = self.view_at(&source.id, seq, seq)?;
-        if let Some(pending) = unanswered(&view) {
+        let (mut history, after): (Vec<(NewMessage, Option<String>)>, i64) = match start {
+            Some((messages, through)) => (messages.into_iter().map(|m| (m, None)).collect(), through),
+            None => (Vec::new(), i64::MIN),
+        };
+        history.extend(
+            view.iter().filter(|m| m.seq > after).map(|m| (copy_of(m), m.meta.as_ref().map(|v| v.to_string()))),
+        );
+        if let Some(pending) = unanswered(history.iter().map(|(m, _)| m)) {
             return Err(Error::Usage(format!(
                 "message {seq} comes before the result of call {pending}: a fork there would send the call without it; \
                  fork at the message with its result, or before the call"
@@ -74,36 +90,40 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![fork.id, fork.title, fork.workspace, fork.created_at, fork.updated_at, source.id, seq],
             )?;
-            for message in &view {
-                let copy = NewMessage {
-                    role: message.role,
-                    content: message.content.clone(),
-                    tool_calls: message.tool_calls.clone(),
-                    tool_call_id: message.tool_call_id.clone(),
-                    provider_items: message.provider_items.clone(),
-                    uncertain: message.uncertain,
-                    summary: message.summary,
-                    truncated: message.truncated,
-                    anchor: None,
-                    created_by: None,
-                };
-                let at = append_message(tx, &fork.id, &copy)?;
-                if let Some(meta) = &message.meta {
+            for (message, meta) in &history {
+                let at = append_message(tx, &fork.id, message)?;
+                if let Some(meta) = meta {
                     tx.conn().execute(
                         "UPDATE messages SET meta = ?3 WHERE session_id = ?1 AND seq = ?2",
-                        params![fork.id, at, meta.to_string()],
+                        params![fork.id, at, meta],
                     )?;
                 }
             }
             Ok(())
         })?;
-        Ok((fork, view.len()))
+        Ok((fork, history.len()))
     }
 }
 
-/// The first call in `view` whose result is not in it.
-fn unanswered(view: &[Message]) -> Option<String> {
+/// A stored message as a new one of the fork: the same content, flags and calls; its own place.
+fn copy_of(message: &Message) -> NewMessage {
+    NewMessage {
+        role: message.role,
+        content: message.content.clone(),
+        tool_calls: message.tool_calls.clone(),
+        tool_call_id: message.tool_call_id.clone(),
+        provider_items: message.provider_items.clone(),
+        uncertain: message.uncertain,
+        summary: message.summary,
+        truncated: message.truncated,
+        anchor: None,
+        created_by: None,
+    }
+}
+
+/// The first call in `history` whose result is not in it.
+fn unanswered<'m>(history: impl Iterator<Item = &'m NewMessage> + Clone) -> Option<String> {
     let answered: std::collections::HashSet<&str> =
-        view.iter().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
-    view.iter().flat_map(|m| &m.tool_calls).map(|c| c.id.as_str()).find(|id| !answered.contains(id)).map(str::to_string)
+        history.clone().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
+    history.flat_map(|m| &m.tool_calls).map(|c| c.id.as_str()).find(|id| !answered.contains(id)).map(str::to_string)
 }
