@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_loop;
+mod agents;
 mod anthropic;
 mod api;
 mod cache;

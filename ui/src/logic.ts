@@ -460,6 +460,8 @@ export function agentName(source: string | null | undefined): string {
       return "Claude Code";
     case "opencode":
       return "OpenCode";
+    case "qwen-code":
+      return "Qwen Code";
     case "proxy":
       return "the proxy";
     default:

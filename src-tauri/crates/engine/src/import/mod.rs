@@ -9,6 +9,7 @@ mod claude;
 
 mod codex;
 mod opencode;
+mod qwen;
 mod sink;
 pub mod watch;
 
@@ -29,7 +30,8 @@ pub use crate::store::SourceKind;
 
 /// The formats `import` recognises, for messages that must name them.
 pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
-    (~/.claude/projects/<dir>/<uuid>.jsonl) or an OpenCode database (opencode.db)";
+    (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl) \
+    or an OpenCode database (opencode.db)";
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,7 +125,8 @@ pub struct SourceLocation {
 }
 
 /// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), `~/.claude/projects`,
-/// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`).
+/// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`),
+/// `$QWEN_HOME/projects` (else `~/.qwen/projects`).
 pub fn default_locations() -> Vec<SourceLocation> {
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -131,10 +134,16 @@ pub fn default_locations() -> Vec<SourceLocation> {
     let claude = home.join(".claude").join("projects");
     let opencode =
         env_dir("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local/share")).join("opencode").join("opencode.db");
-    [(SourceKind::Codex, codex), (SourceKind::ClaudeCode, claude), (SourceKind::OpenCode, opencode)]
-        .into_iter()
-        .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
-        .collect()
+    let qwen = env_dir("QWEN_HOME").unwrap_or_else(|| home.join(".qwen")).join("projects");
+    [
+        (SourceKind::Codex, codex),
+        (SourceKind::ClaudeCode, claude),
+        (SourceKind::OpenCode, opencode),
+        (SourceKind::QwenCode, qwen),
+    ]
+    .into_iter()
+    .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
+    .collect()
 }
 
 /// A default location with what it holds: the sessions found there and how many of that agent's
@@ -208,6 +217,11 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
         if index == 0 && kind == "session_meta" && record.get("payload").is_some() {
             return Ok(Some(SourceKind::Codex));
+        }
+        // Qwen Code's records look like Claude Code's (uuid chains, sessionId, cwd) but carry
+        // Gemini `parts` and a `provenance`: told apart by their records, not the file's shape.
+        if qwen::is_record(&record) {
+            return Ok(Some(SourceKind::QwenCode));
         }
         let transcript = record.get("uuid").is_some() && record.get("parentUuid").is_some();
         if (record.get("sessionId").and_then(Value::as_str).is_some() || transcript)
@@ -455,7 +469,9 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
     }
     // A Claude Code file is one session (its name is the session id; a sub-agent's file has its
     // own name but the parent's sessionId), so the file name identifies it.
-    if kind == SourceKind::ClaudeCode && !stem.is_empty() || identity.source_id.is_empty() {
+    if matches!(kind, SourceKind::ClaudeCode | SourceKind::QwenCode) && !stem.is_empty()
+        || identity.source_id.is_empty()
+    {
         identity.source_id = stem;
     }
     Ok(identity)
@@ -510,6 +526,7 @@ fn sink_state(tx: &Tx<'_>, session: &str) -> Result<SinkState> {
 enum LineImporter {
     Codex(codex::Codex),
     Claude(claude::Claude),
+    Qwen(qwen::Qwen),
 }
 
 impl LineImporter {
@@ -517,6 +534,7 @@ impl LineImporter {
         match self {
             LineImporter::Codex(c) => c.line(sink, record),
             LineImporter::Claude(c) => c.line(sink, record),
+            LineImporter::Qwen(c) => c.line(sink, record),
         }
     }
 }
@@ -627,6 +645,7 @@ fn read_jsonl(
     };
     let mut importer = match kind {
         SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
+        SourceKind::QwenCode => LineImporter::Qwen(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         _ => {
             let mut claude: claude::Claude = serde_json::from_value(cursor.state.take()).unwrap_or_default();
             // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
@@ -701,6 +720,7 @@ fn read_jsonl(
             cursor.state = match &importer {
                 LineImporter::Codex(c) => serde_json::to_value(c)?,
                 LineImporter::Claude(c) => serde_json::to_value(c)?,
+                LineImporter::Qwen(c) => serde_json::to_value(c)?,
             };
             (cursor.head, cursor.tail) = fingerprints(file, cursor.offset).map_err(unreadable)?;
             let whole = done && pending_skip.is_none();

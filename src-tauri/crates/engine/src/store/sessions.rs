@@ -23,6 +23,9 @@ pub enum SourceKind {
     #[serde(rename = "opencode")]
     #[strum(serialize = "opencode")]
     OpenCode,
+    #[serde(rename = "qwen-code")]
+    #[strum(serialize = "qwen-code")]
+    QwenCode,
     /// Calls `alisio proxy` captured that joined no imported session.
     #[serde(rename = "proxy")]
     #[strum(serialize = "proxy")]

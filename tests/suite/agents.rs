@@ -1,0 +1,112 @@
+//! Sessions of the next agents, imported from the files their real CLIs wrote against a scripted
+//! server (tests/fixtures/agents/, each with its RUN.md), checked against the requests that server
+//! received (`requests.jsonl`).
+
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::support::Harness;
+
+fn fixtures(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/agents").join(agent)
+}
+
+fn requests(agent: &str) -> Vec<Value> {
+    std::fs::read_to_string(fixtures(agent).join("requests.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A chat request's text parts, joined (Qwen Code sends content as text parts).
+fn text_of(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+#[tokio::test]
+async fn qwen_code_chats_import_as_qwen_code_with_calls_tokens_and_their_compressions() {
+    let h = Harness::new(vec![]).await;
+    let home = fixtures("qwen").join("home/.qwen");
+    let doc = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let imported = doc["imported"].as_array().unwrap();
+    // Uuid-named JSONL like Claude Code's, told apart by their records.
+    assert_eq!(imported.len(), 2);
+    assert!(imported.iter().all(|s| s["source"] == "qwen-code"), "{imported:#?}");
+    assert!(imported.iter().all(|s| s["toolCalls"] == 7 && s["compactions"] == 1), "{imported:#?}");
+
+    // Every request the server received is a row of the ledger, with the server's tokens.
+    let received = requests("qwen");
+    let mut calls = 0;
+    for session in imported {
+        let id = session["id"].as_str().unwrap();
+        let list = h.alisio(&["calls", "list", id, "--json"]).await.assert_ok().json();
+        let list = list.as_array().unwrap();
+        calls += list.len();
+        assert!(list
+            .iter()
+            .all(|c| c["promptTokens"].as_u64() > Some(0) && c["cachedTokens"].as_u64() <= c["promptTokens"].as_u64()));
+        assert_eq!(list.iter().filter(|c| c["purpose"] == "compaction").count(), 1);
+    }
+    assert_eq!(calls, received.len(), "one ledger row per request the server received");
+
+    // The manual /compress: its trigger and figures, and the view it left — the state snapshot,
+    // the acknowledgement, then what followed — as the next request carried it.
+    let manual = imported.iter().find(|s| s["title"].as_str().unwrap().contains("hello from turn1")).unwrap();
+    let id = manual["id"].as_str().unwrap();
+    let shown = h.alisio(&["sessions", "show", id, "--json"]).await.json();
+    let compaction = &shown["compactions"][0];
+    assert_eq!(
+        (compaction["reason"].clone(), compaction["trigger"]["kind"].clone()),
+        ("manual".into(), "manual".into())
+    );
+    assert_eq!(compaction["trigger"]["promptTokens"], 9511);
+    let model = h.alisio(&["sessions", "show", id, "--view", "model", "--json"]).await.json();
+    let view = model["messages"].as_array().unwrap();
+    let after = received.iter().find(|r| r["n"] == 14).unwrap()["body"]["messages"].as_array().unwrap().clone();
+    // (The request adds the CLI's <system-reminder> parts, which the file does not keep.)
+    assert!(
+        text_of(&after[1]).contains(&text_of(&view[0])),
+        "the checkpoint is the state snapshot the request carried"
+    );
+    assert!(text_of(&view[0]).contains("<state_snapshot>"));
+    assert_eq!((view[1]["role"].clone(), text_of(&view[1])), ("assistant".into(), text_of(&after[2])));
+    // Tool calls under the ids the model gave, each with its output.
+    let summarized = received.iter().find(|r| r["n"] == 13).unwrap()["body"]["messages"].as_array().unwrap().clone();
+    let sent_ids: Vec<String> = summarized
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    let stored: Vec<String> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["toolCalls"].as_array().cloned().unwrap_or_default())
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(stored[..sent_ids.len()], sent_ids[..]);
+    let failed = shown["messages"].as_array().unwrap().iter().find(|m| m["toolCallId"] == "call_10-Zq.9/x").unwrap();
+    assert!(failed["content"].as_str().unwrap().starts_with("error: File path must be absolute"));
+
+    // The automatic one, mid-turn: its trigger says so.
+    let auto = imported.iter().find(|s| s["id"] != manual["id"]).unwrap();
+    let shown = h.alisio(&["sessions", "show", auto["id"].as_str().unwrap(), "--json"]).await.json();
+    assert_eq!(shown["compactions"][0]["trigger"]["kind"], "threshold");
+
+    // Imported again: the same sessions, nothing added.
+    let messages = h.rows("SELECT count(*) FROM messages");
+    let again = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(
+        again["imported"].as_array().unwrap().iter().map(|s| s["id"].clone()).collect::<Vec<_>>(),
+        imported.iter().map(|s| s["id"].clone()).collect::<Vec<_>>()
+    );
+    assert_eq!(h.rows("SELECT count(*) FROM messages"), messages);
+}
