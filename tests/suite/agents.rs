@@ -110,3 +110,48 @@ async fn qwen_code_chats_import_as_qwen_code_with_calls_tokens_and_their_compres
     );
     assert_eq!(h.rows("SELECT count(*) FROM messages"), messages);
 }
+
+#[tokio::test]
+async fn pi_sessions_import_with_calls_recorded_tokens_and_the_view_after_each_compaction() {
+    let h = Harness::new(vec![]).await;
+    let home = fixtures("pi").join("home");
+    let doc = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let imported = doc["imported"].as_array().unwrap();
+    assert_eq!(imported.len(), 2);
+    assert!(imported.iter().all(|s| s["source"] == "pi" && s["skipped"] == serde_json::json!([])), "{imported:#?}");
+    let compactions: Vec<u64> = imported.iter().map(|s| s["compactions"].as_u64().unwrap()).collect();
+    assert_eq!(compactions.iter().sum::<u64>(), 6, "1 manual + 5 automatic (RUN.md)");
+
+    // One ledger row per model request the server received (pi does not record its summarizer
+    // calls: those are the requests whose only message is the <conversation> to summarize).
+    let received = requests("pi");
+    let turns = received.iter().filter(|r| !text_of(&r["body"]["messages"][1]).starts_with("<conversation>")).count();
+    let mut calls = Vec::new();
+    for session in imported {
+        let list = h.alisio(&["calls", "list", session["id"].as_str().unwrap(), "--json"]).await.assert_ok().json();
+        calls.extend(list.as_array().unwrap().clone());
+    }
+    assert_eq!(calls.len(), turns);
+    // pi's `input` leaves out the cache: the prompt is input + cache read + cache write.
+    let first_with_cache = calls.iter().find(|c| c["cachedTokens"].as_u64() > Some(0)).unwrap();
+    assert!(first_with_cache["promptTokens"].as_u64() > first_with_cache["cachedTokens"].as_u64());
+
+    // After the manual compaction the view is what request 14 carried: the summary, then the
+    // records from firstKeptEntryId on.
+    let manual = imported.iter().find(|s| s["title"].as_str().unwrap().contains("hello from turn1")).unwrap();
+    let id = manual["id"].as_str().unwrap();
+    let model = h.alisio(&["sessions", "show", id, "--view", "model", "--json"]).await.json();
+    let view = model["messages"].as_array().unwrap();
+    let after = received[13]["body"]["messages"].as_array().unwrap();
+    let prompt =
+        after.iter().position(|m| text_of(m).starts_with("DO bash {\"command\":\"echo after compaction")).unwrap();
+    let sent: Vec<(String, String)> =
+        after[1..prompt].iter().map(|m| (m["role"].as_str().unwrap().to_string(), text_of(m))).collect();
+    let shown: Vec<(String, String)> =
+        view[..prompt - 1].iter().map(|m| (m["role"].as_str().unwrap().to_string(), text_of(m))).collect();
+    assert_eq!(shown, sent);
+    assert!(shown[0].1.starts_with("The conversation history before this point was compacted"));
+    let shown = h.alisio(&["sessions", "show", id, "--json"]).await.json();
+    assert_eq!(shown["compactions"][0]["kind"], "checkpoint");
+}

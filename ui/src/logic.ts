@@ -462,6 +462,8 @@ export function agentName(source: string | null | undefined): string {
       return "OpenCode";
     case "qwen-code":
       return "Qwen Code";
+    case "pi":
+      return "pi";
     case "proxy":
       return "the proxy";
     default:

@@ -9,6 +9,7 @@ mod claude;
 
 mod codex;
 mod opencode;
+mod pi;
 mod qwen;
 mod sink;
 pub mod watch;
@@ -30,8 +31,8 @@ pub use crate::store::SourceKind;
 
 /// The formats `import` recognises, for messages that must name them.
 pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
-    (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl) \
-    or an OpenCode database (opencode.db)";
+    (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl), \
+    a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl) or an OpenCode database (opencode.db)";
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,7 +127,8 @@ pub struct SourceLocation {
 
 /// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), `~/.claude/projects`,
 /// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`),
-/// `$QWEN_HOME/projects` (else `~/.qwen/projects`).
+/// `$QWEN_HOME/projects` (else `~/.qwen/projects`), `$PI_CODING_AGENT_SESSION_DIR` (else
+/// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`).
 pub fn default_locations() -> Vec<SourceLocation> {
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -135,11 +137,15 @@ pub fn default_locations() -> Vec<SourceLocation> {
     let opencode =
         env_dir("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local/share")).join("opencode").join("opencode.db");
     let qwen = env_dir("QWEN_HOME").unwrap_or_else(|| home.join(".qwen")).join("projects");
+    let pi = env_dir("PI_CODING_AGENT_SESSION_DIR").unwrap_or_else(|| {
+        env_dir("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent")).join("sessions")
+    });
     [
         (SourceKind::Codex, codex),
         (SourceKind::ClaudeCode, claude),
         (SourceKind::OpenCode, opencode),
         (SourceKind::QwenCode, qwen),
+        (SourceKind::Pi, pi),
     ]
     .into_iter()
     .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
@@ -217,6 +223,9 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
         if index == 0 && kind == "session_meta" && record.get("payload").is_some() {
             return Ok(Some(SourceKind::Codex));
+        }
+        if index == 0 && pi::is_header(&record) {
+            return Ok(Some(SourceKind::Pi));
         }
         // Qwen Code's records look like Claude Code's (uuid chains, sessionId, cwd) but carry
         // Gemini `parts` and a `provenance`: told apart by their records, not the file's shape.
@@ -447,6 +456,11 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
             identity.created_at = str_at(&record, "/timestamp").unwrap_or_default().to_string();
         }
         match kind {
+            SourceKind::Pi => {
+                identity.source_id = str_at(&record, "/id").unwrap_or(&stem).to_string();
+                identity.workspace = str_at(&record, "/cwd").unwrap_or_default().to_string();
+                break;
+            }
             SourceKind::Codex => {
                 let payload = &record["payload"];
                 identity.source_id =
@@ -527,6 +541,7 @@ enum LineImporter {
     Codex(codex::Codex),
     Claude(claude::Claude),
     Qwen(qwen::Qwen),
+    Pi(pi::Pi),
 }
 
 impl LineImporter {
@@ -535,6 +550,7 @@ impl LineImporter {
             LineImporter::Codex(c) => c.line(sink, record),
             LineImporter::Claude(c) => c.line(sink, record),
             LineImporter::Qwen(c) => c.line(sink, record),
+            LineImporter::Pi(c) => c.line(sink, record),
         }
     }
 }
@@ -646,6 +662,7 @@ fn read_jsonl(
     let mut importer = match kind {
         SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         SourceKind::QwenCode => LineImporter::Qwen(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
+        SourceKind::Pi => LineImporter::Pi(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         _ => {
             let mut claude: claude::Claude = serde_json::from_value(cursor.state.take()).unwrap_or_default();
             // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
@@ -721,6 +738,7 @@ fn read_jsonl(
                 LineImporter::Codex(c) => serde_json::to_value(c)?,
                 LineImporter::Claude(c) => serde_json::to_value(c)?,
                 LineImporter::Qwen(c) => serde_json::to_value(c)?,
+                LineImporter::Pi(c) => serde_json::to_value(c)?,
             };
             (cursor.head, cursor.tail) = fingerprints(file, cursor.offset).map_err(unreadable)?;
             let whole = done && pending_skip.is_none();

@@ -26,6 +26,9 @@ pub enum SourceKind {
     #[serde(rename = "qwen-code")]
     #[strum(serialize = "qwen-code")]
     QwenCode,
+    #[serde(rename = "pi")]
+    #[strum(serialize = "pi")]
+    Pi,
     /// Calls `alisio proxy` captured that joined no imported session.
     #[serde(rename = "proxy")]
     #[strum(serialize = "proxy")]
