@@ -155,3 +155,68 @@ async fn pi_sessions_import_with_calls_recorded_tokens_and_the_view_after_each_c
     let shown = h.alisio(&["sessions", "show", id, "--json"]).await.json();
     assert_eq!(shown["compactions"][0]["kind"], "checkpoint");
 }
+
+/// The model view's messages after the system prompt the agent recorded (a request's own first
+/// message is its system prompt too).
+async fn model_view(h: &Harness, id: &str) -> Vec<Value> {
+    let view = h.alisio(&["sessions", "show", id, "--view", "model", "--json"]).await.json();
+    let messages = view["messages"].as_array().unwrap();
+    let skip = usize::from(messages.first().is_some_and(|m| m["role"] == "system"));
+    messages[skip..].to_vec()
+}
+
+/// The view of a model request as (role, text, call ids): what the comparisons below look at.
+fn shape(messages: &[Value]) -> Vec<(String, String, Vec<String>)> {
+    messages
+        .iter()
+        .map(|m| {
+            let ids = m["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| c["id"].as_str().unwrap().to_string())
+                .collect();
+            (m["role"].as_str().unwrap().to_string(), text_of(m), ids)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn copilot_cli_sessions_import_with_every_call_and_the_summary_message_it_sends() {
+    let h = Harness::new(vec![]).await;
+    let home = fixtures("copilot").join("home/.copilot");
+    let doc = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let imported = doc["imported"].as_array().unwrap();
+    assert_eq!(imported.len(), 2, "the two events.jsonl; workspace.yaml, checkpoints and databases are not sessions");
+    assert!(imported.iter().all(|s| s["source"] == "copilot-cli" && s["compactions"] == 1), "{imported:#?}");
+
+    // Every request the server received — turns and both summarizer calls — is a ledger row.
+    let received = requests("copilot");
+    let mut rows = 0;
+    for session in imported {
+        let list = h.alisio(&["calls", "list", session["id"].as_str().unwrap(), "--json"]).await.assert_ok().json();
+        rows += list.as_array().unwrap().len();
+        assert_eq!(list.as_array().unwrap().iter().filter(|c| c["purpose"] == "compaction").count(), 1);
+    }
+    assert_eq!(rows, received.len());
+    let request =
+        |n: u64| received.iter().find(|r| r["n"] == n).unwrap()["body"]["messages"].as_array().unwrap().clone();
+
+    // Manual /compact: the next request is the summary message (every prompt, then the summary)
+    // and the new prompt as sent.
+    let manual = imported.iter().find(|s| s["title"].as_str().unwrap().contains("hello from turn1")).unwrap();
+    let view = model_view(&h, manual["id"].as_str().unwrap()).await;
+    let sent = request(13);
+    assert_eq!(shape(&view[..2]), shape(&sent[1..3]));
+    let shown = h.alisio(&["sessions", "show", manual["id"].as_str().unwrap(), "--json"]).await.json();
+    assert_eq!(shown["compactions"][0]["trigger"]["kind"], "manual");
+    assert_eq!(shown["compactions"][0]["trigger"]["promptTokens"], 11010);
+
+    // Automatic, in the background: the call and result made meanwhile stay after the summary.
+    let auto = imported.iter().find(|s| s["id"] != manual["id"]).unwrap();
+    let view = model_view(&h, auto["id"].as_str().unwrap()).await;
+    let sent = request(26);
+    assert_eq!(shape(&view[..3]), shape(&sent[1..4]));
+    assert_eq!(view[1]["tool_calls"][0]["id"], "call_25-Zq.9/x");
+}

@@ -464,6 +464,8 @@ export function agentName(source: string | null | undefined): string {
       return "Qwen Code";
     case "pi":
       return "pi";
+    case "copilot-cli":
+      return "Copilot CLI";
     case "proxy":
       return "the proxy";
     default:

@@ -8,6 +8,7 @@
 mod claude;
 
 mod codex;
+mod copilot;
 mod opencode;
 mod pi;
 mod qwen;
@@ -32,7 +33,8 @@ pub use crate::store::SourceKind;
 /// The formats `import` recognises, for messages that must name them.
 pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
     (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl), \
-    a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl) or an OpenCode database (opencode.db)";
+    a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl), a Copilot CLI session \
+    (~/.copilot/session-state/<uuid>/events.jsonl) or an OpenCode database (opencode.db)";
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,7 +130,8 @@ pub struct SourceLocation {
 /// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), `~/.claude/projects`,
 /// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`),
 /// `$QWEN_HOME/projects` (else `~/.qwen/projects`), `$PI_CODING_AGENT_SESSION_DIR` (else
-/// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`).
+/// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`), `$COPILOT_HOME/session-state` (else
+/// `~/.copilot/session-state`).
 pub fn default_locations() -> Vec<SourceLocation> {
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -146,6 +149,10 @@ pub fn default_locations() -> Vec<SourceLocation> {
         (SourceKind::OpenCode, opencode),
         (SourceKind::QwenCode, qwen),
         (SourceKind::Pi, pi),
+        (
+            SourceKind::CopilotCli,
+            env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")).join("session-state"),
+        ),
     ]
     .into_iter()
     .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
@@ -226,6 +233,9 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         }
         if index == 0 && pi::is_header(&record) {
             return Ok(Some(SourceKind::Pi));
+        }
+        if index == 0 && copilot::is_start(&record) {
+            return Ok(Some(SourceKind::CopilotCli));
         }
         // Qwen Code's records look like Claude Code's (uuid chains, sessionId, cwd) but carry
         // Gemini `parts` and a `provenance`: told apart by their records, not the file's shape.
@@ -456,6 +466,11 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
             identity.created_at = str_at(&record, "/timestamp").unwrap_or_default().to_string();
         }
         match kind {
+            SourceKind::CopilotCli => {
+                identity.source_id = str_at(&record, "/data/sessionId").unwrap_or(&stem).to_string();
+                identity.workspace = str_at(&record, "/data/context/cwd").unwrap_or_default().to_string();
+                break;
+            }
             SourceKind::Pi => {
                 identity.source_id = str_at(&record, "/id").unwrap_or(&stem).to_string();
                 identity.workspace = str_at(&record, "/cwd").unwrap_or_default().to_string();
@@ -542,6 +557,7 @@ enum LineImporter {
     Claude(claude::Claude),
     Qwen(qwen::Qwen),
     Pi(pi::Pi),
+    Copilot(copilot::Copilot),
 }
 
 impl LineImporter {
@@ -551,6 +567,7 @@ impl LineImporter {
             LineImporter::Claude(c) => c.line(sink, record),
             LineImporter::Qwen(c) => c.line(sink, record),
             LineImporter::Pi(c) => c.line(sink, record),
+            LineImporter::Copilot(c) => c.line(sink, record),
         }
     }
 }
@@ -663,6 +680,9 @@ fn read_jsonl(
         SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         SourceKind::QwenCode => LineImporter::Qwen(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         SourceKind::Pi => LineImporter::Pi(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
+        SourceKind::CopilotCli => {
+            LineImporter::Copilot(serde_json::from_value(cursor.state.take()).unwrap_or_default())
+        }
         _ => {
             let mut claude: claude::Claude = serde_json::from_value(cursor.state.take()).unwrap_or_default();
             // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
@@ -739,6 +759,7 @@ fn read_jsonl(
                 LineImporter::Claude(c) => serde_json::to_value(c)?,
                 LineImporter::Qwen(c) => serde_json::to_value(c)?,
                 LineImporter::Pi(c) => serde_json::to_value(c)?,
+                LineImporter::Copilot(c) => serde_json::to_value(c)?,
             };
             (cursor.head, cursor.tail) = fingerprints(file, cursor.offset).map_err(unreadable)?;
             let whole = done && pending_skip.is_none();

@@ -29,6 +29,9 @@ pub enum SourceKind {
     #[serde(rename = "pi")]
     #[strum(serialize = "pi")]
     Pi,
+    #[serde(rename = "copilot-cli")]
+    #[strum(serialize = "copilot-cli")]
+    CopilotCli,
     /// Calls `alisio proxy` captured that joined no imported session.
     #[serde(rename = "proxy")]
     #[strum(serialize = "proxy")]
