@@ -220,3 +220,52 @@ async fn copilot_cli_sessions_import_with_every_call_and_the_summary_message_it_
     assert_eq!(shape(&view[..3]), shape(&sent[1..4]));
     assert_eq!(view[1]["tool_calls"][0]["id"], "call_25-Zq.9/x");
 }
+
+/// A Gemini API content's text parts, joined.
+fn gemini_text(content: &Value) -> String {
+    content["parts"].as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test]
+async fn gemini_cli_chats_replay_their_change_log_into_sessions_compressions_and_calls() {
+    let h = Harness::new(vec![]).await;
+    let home = fixtures("gemini").join("home/.gemini");
+    let doc = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let imported = doc["imported"].as_array().unwrap();
+    // Three files, two sessions: a restart's stub file holds no message.
+    assert_eq!(imported.len(), 2, "{imported:#?}");
+    assert!(imported.iter().all(|s| s["source"] == "gemini-cli"));
+    let manual = imported.iter().find(|s| s["title"].as_str().unwrap().contains("hello from turn1")).unwrap();
+    let auto = imported.iter().find(|s| s["id"] != manual["id"]).unwrap();
+    assert_eq!(
+        (manual["compactions"].clone(), auto["compactions"].clone()),
+        (1.into(), 3.into()),
+        "1 /compress, 3 automatic (RUN.md)"
+    );
+
+    // A ledger row per chat request; the summarizer's two calls per compression leave no tokens in
+    // the file (their system instruction names them).
+    let received = requests("gemini");
+    let chat = received
+        .iter()
+        .filter(|r| !r["body"]["systemInstruction"].to_string().contains("specialized system component"))
+        .count();
+    let mut rows = 0;
+    for session in imported {
+        let list = h.alisio(&["calls", "list", session["id"].as_str().unwrap(), "--json"]).await.assert_ok().json();
+        rows += list.as_array().unwrap().len();
+    }
+    assert_eq!(rows, chat);
+
+    // After /compress the view is what request 14 sent: the session context and the snapshot
+    // (sent as one content), "Got it", then the kept tail under the wire's call ids.
+    let view = model_view(&h, manual["id"].as_str().unwrap()).await;
+    let contents = received[13]["body"]["contents"].as_array().unwrap();
+    let first = gemini_text(&contents[0]);
+    assert!(first.contains(&text_of(&view[0])) && first.contains(&text_of(&view[1])), "{first}");
+    assert!(text_of(&view[1]).starts_with("<state_snapshot>"));
+    assert_eq!(text_of(&view[2]), gemini_text(&contents[1]));
+    assert_eq!(view[4]["tool_calls"][0]["id"], contents[3]["parts"][0]["functionCall"]["id"]);
+    assert_eq!(view[5]["tool_call_id"], contents[4]["parts"][0]["functionResponse"]["id"]);
+}

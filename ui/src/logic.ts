@@ -466,6 +466,8 @@ export function agentName(source: string | null | undefined): string {
       return "pi";
     case "copilot-cli":
       return "Copilot CLI";
+    case "gemini-cli":
+      return "Gemini CLI";
     case "proxy":
       return "the proxy";
     default:

@@ -9,6 +9,7 @@ mod claude;
 
 mod codex;
 mod copilot;
+mod gemini;
 mod opencode;
 mod pi;
 mod qwen;
@@ -34,7 +35,8 @@ pub use crate::store::SourceKind;
 pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
     (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl), \
     a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl), a Copilot CLI session \
-    (~/.copilot/session-state/<uuid>/events.jsonl) or an OpenCode database (opencode.db)";
+    (~/.copilot/session-state/<uuid>/events.jsonl), a Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl) \
+    or an OpenCode database (opencode.db)";
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,7 +133,7 @@ pub struct SourceLocation {
 /// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`),
 /// `$QWEN_HOME/projects` (else `~/.qwen/projects`), `$PI_CODING_AGENT_SESSION_DIR` (else
 /// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`), `$COPILOT_HOME/session-state` (else
-/// `~/.copilot/session-state`).
+/// `~/.copilot/session-state`), `$GEMINI_CLI_HOME/.gemini/tmp` (else `~/.gemini/tmp`).
 pub fn default_locations() -> Vec<SourceLocation> {
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -153,6 +155,7 @@ pub fn default_locations() -> Vec<SourceLocation> {
             SourceKind::CopilotCli,
             env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")).join("session-state"),
         ),
+        (SourceKind::GeminiCli, env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone()).join(".gemini").join("tmp")),
     ]
     .into_iter()
     .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
@@ -221,6 +224,7 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
+    let mut gemini_metadata = false;
     for index in 0..50 {
         line.clear();
         if reader.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
@@ -236,6 +240,14 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         }
         if index == 0 && copilot::is_start(&record) {
             return Ok(Some(SourceKind::CopilotCli));
+        }
+        // Gemini CLI: metadata, then messages (a restart's stub file holds none and is no session).
+        if gemini::is_metadata(&record) {
+            gemini_metadata = true;
+            continue;
+        }
+        if gemini_metadata && gemini::is_message(&record) {
+            return Ok(Some(SourceKind::GeminiCli));
         }
         // Qwen Code's records look like Claude Code's (uuid chains, sessionId, cwd) but carry
         // Gemini `parts` and a `provenance`: told apart by their records, not the file's shape.
@@ -459,6 +471,11 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
         BufReader::new(open_regular(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?);
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
     let mut identity = Identity { source_id: String::new(), workspace: String::new(), created_at: String::new() };
+    if kind == SourceKind::GeminiCli {
+        // The project's root is beside its chats: `tmp/<project>/.project_root`.
+        let root = path.parent().and_then(Path::parent).map(|p| p.join(".project_root"));
+        identity.workspace = root.and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default().trim().to_string();
+    }
     for line in reader.split(b'\n').take(200) {
         let line = line.map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
         let Ok(record) = serde_json::from_slice::<Value>(&line) else { continue };
@@ -466,6 +483,12 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
             identity.created_at = str_at(&record, "/timestamp").unwrap_or_default().to_string();
         }
         match kind {
+            SourceKind::GeminiCli => {
+                if let Some(id) = str_at(&record, "/sessionId") {
+                    identity.source_id = id.to_string();
+                    break;
+                }
+            }
             SourceKind::CopilotCli => {
                 identity.source_id = str_at(&record, "/data/sessionId").unwrap_or(&stem).to_string();
                 identity.workspace = str_at(&record, "/data/context/cwd").unwrap_or_default().to_string();
@@ -558,6 +581,7 @@ enum LineImporter {
     Qwen(qwen::Qwen),
     Pi(pi::Pi),
     Copilot(copilot::Copilot),
+    Gemini(gemini::Gemini),
 }
 
 impl LineImporter {
@@ -568,6 +592,7 @@ impl LineImporter {
             LineImporter::Qwen(c) => c.line(sink, record),
             LineImporter::Pi(c) => c.line(sink, record),
             LineImporter::Copilot(c) => c.line(sink, record),
+            LineImporter::Gemini(c) => c.line(sink, record),
         }
     }
 }
@@ -683,6 +708,7 @@ fn read_jsonl(
         SourceKind::CopilotCli => {
             LineImporter::Copilot(serde_json::from_value(cursor.state.take()).unwrap_or_default())
         }
+        SourceKind::GeminiCli => LineImporter::Gemini(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
         _ => {
             let mut claude: claude::Claude = serde_json::from_value(cursor.state.take()).unwrap_or_default();
             // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
@@ -760,6 +786,7 @@ fn read_jsonl(
                 LineImporter::Qwen(c) => serde_json::to_value(c)?,
                 LineImporter::Pi(c) => serde_json::to_value(c)?,
                 LineImporter::Copilot(c) => serde_json::to_value(c)?,
+                LineImporter::Gemini(c) => serde_json::to_value(c)?,
             };
             (cursor.head, cursor.tail) = fingerprints(file, cursor.offset).map_err(unreadable)?;
             let whole = done && pending_skip.is_none();

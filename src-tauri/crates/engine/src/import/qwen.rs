@@ -184,7 +184,7 @@ impl Qwen {
 }
 
 /// The text (non-thought text parts, joined), the thoughts and the calls of Gemini `parts`.
-fn parts(parts: Option<&Value>) -> (String, Vec<String>, Vec<ToolCall>) {
+pub(super) fn parts(parts: Option<&Value>) -> (String, Vec<String>, Vec<ToolCall>) {
     let mut texts = Vec::new();
     let mut thoughts = Vec::new();
     let mut calls = Vec::new();

@@ -32,6 +32,9 @@ pub enum SourceKind {
     #[serde(rename = "copilot-cli")]
     #[strum(serialize = "copilot-cli")]
     CopilotCli,
+    #[serde(rename = "gemini-cli")]
+    #[strum(serialize = "gemini-cli")]
+    GeminiCli,
     /// Calls `alisio proxy` captured that joined no imported session.
     #[serde(rename = "proxy")]
     #[strum(serialize = "proxy")]
