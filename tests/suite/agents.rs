@@ -269,3 +269,99 @@ async fn gemini_cli_chats_replay_their_change_log_into_sessions_compressions_and
     assert_eq!(view[4]["tool_calls"][0]["id"], contents[3]["parts"][0]["functionCall"]["id"]);
     assert_eq!(view[5]["tool_call_id"], contents[4]["parts"][0]["functionResponse"]["id"]);
 }
+
+/// The rules of ATIF (Harbor RFC 0001, v1.4) a trajectory must follow: the root's required
+/// fields, steps numbered from 1, each step's source, agent-only fields on agent steps only, tool
+/// calls with an id, a name and an object of arguments, each observation naming a call of its
+/// step, integer metrics. Returns what is wrong.
+fn atif_errors(t: &Value) -> Vec<String> {
+    let mut errors = Vec::new();
+    let mut need = |ok: bool, what: String| {
+        if !ok {
+            errors.push(what)
+        }
+    };
+    need(t["schema_version"].as_str().is_some_and(|v| v.starts_with("ATIF-v")), "schema_version".into());
+    need(t["session_id"].is_string(), "session_id".into());
+    need(t["agent"]["name"].is_string() && t["agent"]["version"].is_string(), "agent.name/version".into());
+    let steps = t["steps"].as_array().cloned().unwrap_or_default();
+    need(!steps.is_empty(), "steps".into());
+    for (i, step) in steps.iter().enumerate() {
+        need(step["step_id"] == (i + 1), format!("step {i}: step_id"));
+        let source = step["source"].as_str().unwrap_or_default();
+        need(["system", "user", "agent"].contains(&source), format!("step {i}: source {source:?}"));
+        need(step["message"].is_string(), format!("step {i}: message"));
+        if source != "agent" {
+            for key in ["model_name", "reasoning_content", "tool_calls", "metrics"] {
+                need(step.get(key).is_none(), format!("step {i}: {key} on a {source} step"));
+            }
+        }
+        let ids: Vec<&str> =
+            step["tool_calls"].as_array().into_iter().flatten().filter_map(|c| c["tool_call_id"].as_str()).collect();
+        for call in step["tool_calls"].as_array().into_iter().flatten() {
+            need(
+                call["tool_call_id"].is_string() && call["function_name"].is_string() && call["arguments"].is_object(),
+                format!("step {i}: tool call"),
+            );
+        }
+        for result in step["observation"]["results"].as_array().into_iter().flatten() {
+            let id = result["source_call_id"].as_str();
+            need(id.is_none_or(|id| ids.contains(&id)), format!("step {i}: observation of an unknown call"));
+        }
+        for key in ["prompt_tokens", "completion_tokens", "cached_tokens"] {
+            need(step["metrics"].get(key).is_none_or(Value::is_u64), format!("step {i}: metrics.{key}"));
+        }
+        if let Some(ts) = step["timestamp"].as_str() {
+            need(chrono_like(ts), format!("step {i}: timestamp {ts}"));
+        }
+    }
+    errors
+}
+
+/// An ISO 8601 date and time (`2026-12-01T23:51:41.213Z`).
+fn chrono_like(ts: &str) -> bool {
+    let b = ts.as_bytes();
+    b.len() >= 20 && b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':'
+}
+
+#[tokio::test]
+async fn atif_export_validates_and_an_import_of_it_exports_the_same_trajectory() {
+    let h = Harness::new(vec![
+        super::support::Reply::Answer(super::support::Answer::calls(&[(
+            "call_ls",
+            "list_dir",
+            serde_json::json!({"path": "."}),
+        )])),
+        super::support::Reply::Answer(super::support::Answer::text("listed")),
+    ])
+    .await;
+    let own = h.run(&[], "list the files").await.assert_ok().session();
+    let qwen = fixtures("qwen").join("home/.qwen");
+    let doc = h.alisio(&["import", qwen.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    let imported = doc["imported"][0]["id"].as_str().unwrap().to_string();
+    for session in [own, imported] {
+        let file = h.home.path().join(format!("{session}.json"));
+        let written =
+            h.alisio(&["sessions", "export", &session, "--format", "atif", "--output", file.to_str().unwrap()]).await;
+        written.assert_ok();
+        let trajectory: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(atif_errors(&trajectory), Vec::<String>::new(), "{trajectory:#}");
+        let agent = trajectory["steps"].as_array().unwrap().iter().find(|s| s["tool_calls"].is_array()).unwrap();
+        assert!(agent["observation"]["results"][0]["content"].is_string(), "the call's result is its observation");
+
+        // Imported back, exported again: the same steps, tool calls, observations and metrics.
+        let back = h.alisio(&["import", file.to_str().unwrap(), "--json"]).await.assert_ok().json();
+        assert_eq!(back["imported"][0]["source"], "atif");
+        let id = back["imported"][0]["id"].as_str().unwrap().to_string();
+        let again = h.home.path().join(format!("{session}-again.json"));
+        h.alisio(&["sessions", "export", &id, "--format", "atif", "--output", again.to_str().unwrap()])
+            .await
+            .assert_ok();
+        let round: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+        assert_eq!(round["steps"], trajectory["steps"]);
+        assert_eq!(round["final_metrics"], trajectory["final_metrics"]);
+        // Imported again unchanged: nothing is added.
+        let twice = h.alisio(&["import", file.to_str().unwrap(), "--json"]).await.assert_ok().json();
+        assert_eq!(twice["imported"][0]["id"], back["imported"][0]["id"]);
+    }
+}

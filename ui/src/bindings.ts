@@ -461,7 +461,7 @@ export type Skipped = { line: Position, reason: string, };
 
 export type Position = number | string;
 
-export type SourceKind = "codex" | "claude-code" | "opencode" | "qwen-code" | "pi" | "copilot-cli" | "gemini-cli" | "proxy";
+export type SourceKind = "codex" | "claude-code" | "opencode" | "qwen-code" | "pi" | "copilot-cli" | "gemini-cli" | "atif" | "proxy";
 
 export type SourceSummary = { sessions: number, imported: number, source: SourceKind, path: string, exists: boolean, };
 
@@ -546,7 +546,7 @@ modelIds: Array<string>,
  */
 models: JsonValue, };
 
-export type ExportFormat = "markdown" | "json" | "html" | "otlp";
+export type ExportFormat = "markdown" | "json" | "html" | "otlp" | "atif";
 
 export type ChartFormat = "svg" | "png";
 

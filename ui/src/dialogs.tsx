@@ -253,7 +253,7 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
       setBusy(false);
     }
   };
-  const extension = format === "json" ? "json" : format === "html" ? "html" : "md";
+  const extension = format === "json" || format === "atif" ? "json" : format === "html" ? "html" : "md";
   return (
     <Dialog title={`Export “${props.title}”`} onClose={props.onClose} testId="export-dialog">
       <label>
@@ -262,6 +262,7 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
           <option value="markdown">Markdown — a readable transcript</option>
           <option value="html">HTML — one self-contained page, readable offline</option>
           <option value="json">JSON — stored view, compactions and ledger (v1)</option>
+          <option value="atif">ATIF — an agent trajectory (trajectory.json) other tools read</option>
           <option value="otlp">OTLP traces — to telemetry.otlp.endpoint</option>
         </select>
       </label>

@@ -107,6 +107,8 @@ pub enum ExportFormat {
     Json,
     Html,
     Otlp,
+    /// An ATIF trajectory (trajectory.json)
+    Atif,
 }
 
 impl From<ExportFormat> for alisio_engine::export::ExportFormat {
@@ -116,6 +118,7 @@ impl From<ExportFormat> for alisio_engine::export::ExportFormat {
             ExportFormat::Json => Self::Json,
             ExportFormat::Html => Self::Html,
             ExportFormat::Otlp => Self::Otlp,
+            ExportFormat::Atif => Self::Atif,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! is redacted first — every value where it lives, decoded, before anything is rendered or
 //! shortened — so each format shows the same redacted session. OTLP export lives in `telemetry`.
 
+pub mod atif;
 mod html;
 mod markdown;
 
@@ -36,6 +37,8 @@ pub enum ExportFormat {
     Html,
     /// Traces sent to the configured OTLP endpoint.
     Otlp,
+    /// An ATIF trajectory (`trajectory.json`, Harbor RFC 0001).
+    Atif,
 }
 
 impl ExportFormat {
@@ -45,6 +48,7 @@ impl ExportFormat {
             ExportFormat::Markdown => Some("md"),
             ExportFormat::Json => Some("json"),
             ExportFormat::Html => Some("html"),
+            ExportFormat::Atif => Some("json"),
             ExportFormat::Otlp => None,
         }
     }
@@ -84,6 +88,7 @@ pub fn document(
             });
             serde_json::to_string_pretty(&value)? + "\n"
         }
+        ExportFormat::Atif => serde_json::to_string_pretty(&atif::trajectory(&view))? + "\n",
         ExportFormat::Otlp => {
             return Err(crate::Error::Usage(
                 "an OTLP export is sent to the trace store, not written as a document".into(),

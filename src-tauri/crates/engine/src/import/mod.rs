@@ -5,6 +5,7 @@
 //! again from its start). Files are streamed line by line and written in bounded batches, so a
 //! large rollout never sits in memory.
 
+mod atif;
 mod claude;
 
 mod codex;
@@ -36,7 +37,7 @@ pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code 
     (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl), \
     a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl), a Copilot CLI session \
     (~/.copilot/session-state/<uuid>/events.jsonl), a Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl) \
-    or an OpenCode database (opencode.db)";
+    an ATIF trajectory (trajectory.json) or an OpenCode database (opencode.db)";
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -222,6 +223,13 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         return Ok(None);
     }
     file.seek(SeekFrom::Start(0))?;
+    // An ATIF trajectory is one (usually pretty-printed) document: its head names the schema.
+    let mut head = vec![0u8; 8192];
+    let n = file.read(&mut head)?;
+    if atif::looks_like(&head[..n]) {
+        return Ok(Some(SourceKind::Atif));
+    }
+    file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
     let mut gemini_metadata = false;
@@ -391,6 +399,7 @@ pub fn import_found(
         };
         let result = match kind {
             SourceKind::OpenCode => import_opencode(store, &path, control),
+            SourceKind::Atif => import_atif(store, &path, control).map(|s| vec![s]),
             _ => import_jsonl(store, kind, &path, control, &report).map(|s| vec![s]),
         };
         match result {
@@ -838,6 +847,59 @@ fn finished(
         skipped,
         added,
     })
+}
+
+/// An ATIF trajectory, read whole: a document rewritten since its last reading is read again (the
+/// earlier reading kept as a superseded session, as for any rewritten source).
+fn import_atif(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
+    let unreadable = |e: std::io::Error| Error::io(format!("cannot read {}", path.display()), e);
+    let file = open_regular(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    let document: Value = serde_json::from_reader(BufReader::new(file))
+        .map_err(|e| Error::Unreadable(format!("{} is not a readable ATIF trajectory: {e}", path.display())))?;
+    let Some(source_id) = atif::identity(&document) else {
+        return Err(Error::Unreadable(format!(
+            "{} is not an ATIF trajectory (it needs schema_version \"ATIF-v…\", session_id and steps)",
+            path.display()
+        )));
+    };
+    let session = resolve_session(store, SourceKind::Atif, source_id, path)?;
+    let path_text = path.display().to_string();
+    let stamp = format!("{}:{}", meta.len(), modified_ms(&meta));
+    if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
+        if stored == stamp && stored_path == path_text {
+            return finished(store, SourceKind::Atif, path, source_id, &session, Vec::new(), 0);
+        }
+    }
+    let _claim = claim(store, &session, control)?;
+    let title = str_at(&document, "/extra/alisio/title").unwrap_or(source_id);
+    let started = str_at(&document, "/steps/0/timestamp").unwrap_or_default();
+    let stored = upsert_session(
+        store,
+        &imported::ImportedIdentity {
+            id: &session,
+            source: SourceKind::Atif,
+            source_id,
+            path: &path_text,
+            title,
+            workspace: str_at(&document, "/extra/alisio/workspace").unwrap_or_default(),
+            created_at: started,
+        },
+    )?;
+    let (skipped, added) = store.write(|tx| {
+        if stored.is_some() {
+            imported::supersede(tx, &session)?;
+        }
+        let mut state = sink_state(tx, &session)?;
+        let mut sink = Sink { tx, session: &session, state: &mut state };
+        let skipped = atif::replay(&mut sink, &document)?;
+        sink.flush()?;
+        imported::set_cursor(tx, &session, &stamp)?;
+        Ok((skipped, state.added))
+    })?;
+    let skipped =
+        skipped.into_iter().map(|(n, reason)| Skipped { line: Position::Row(format!("step {n}")), reason }).collect();
+    finished(store, SourceKind::Atif, path, source_id, &session, skipped, added)
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -35,6 +35,10 @@ pub enum SourceKind {
     #[serde(rename = "gemini-cli")]
     #[strum(serialize = "gemini-cli")]
     GeminiCli,
+    /// An ATIF trajectory (`trajectory.json`), whoever wrote it.
+    #[serde(rename = "atif")]
+    #[strum(serialize = "atif")]
+    Atif,
     /// Calls `alisio proxy` captured that joined no imported session.
     #[serde(rename = "proxy")]
     #[strum(serialize = "proxy")]
