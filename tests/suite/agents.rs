@@ -365,3 +365,100 @@ async fn atif_export_validates_and_an_import_of_it_exports_the_same_trajectory()
         assert_eq!(twice["imported"][0]["id"], back["imported"][0]["id"]);
     }
 }
+
+/// Copies a directory tree (the fixtures' agent homes).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every session file under `dir` with the given ending.
+fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
+    super::support::files_under(dir).into_iter().filter(|p| p.to_string_lossy().ends_with(ending)).collect()
+}
+
+/// With no path, `import` reads every new agent's default location; `--watch` follows what their
+/// sessions append, and a re-import adds nothing.
+#[tokio::test]
+async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_writes() {
+    let mut h = Harness::new(vec![]).await;
+    let home = tempfile::tempdir().unwrap();
+    for (agent, dot) in [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini")] {
+        copy_tree(&fixtures(agent).join("home").join(dot), &home.path().join(dot));
+    }
+    // Each session file written up to its middle, as by an agent still running.
+    let mut rest = Vec::new();
+    for (dir, ending) in [(".qwen", ".jsonl"), (".pi", ".jsonl"), (".copilot", "events.jsonl"), (".gemini", ".jsonl")] {
+        for file in files_ending(&home.path().join(dir), ending) {
+            if file.ends_with("usage_record.jsonl") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let half = lines.len() / 2;
+            std::fs::write(&file, format!("{}\n", lines[..half].join("\n"))).unwrap();
+            rest.push((file, lines[half..].join("\n")));
+        }
+    }
+    h.env.push(("HOME".into(), home.path().display().to_string()));
+    for name in [
+        "QWEN_HOME",
+        "PI_CODING_AGENT_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "COPILOT_HOME",
+        "GEMINI_CLI_HOME",
+        "CODEX_HOME",
+        "XDG_DATA_HOME",
+    ] {
+        h.env.push((name.into(), String::new()));
+    }
+    let mut watch = h.command(&["import", "--watch"]).spawn().unwrap();
+    let count = || {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+        let Ok(conn) = rusqlite::Connection::open_with_flags(h.db_path(), flags) else { return (0, 0) };
+        let n = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_or(0);
+        (n("SELECT count(DISTINCT source) FROM sessions WHERE source IS NOT NULL"), n("SELECT count(*) FROM messages"))
+    };
+    let wait = |done: &dyn Fn((i64, i64)) -> bool, what: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !done(count()) {
+            assert!(std::time::Instant::now() < deadline, "the watched import never {what}: {:?}", count());
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    };
+    wait(&|(sources, _)| sources == 4, "read the four agents' default locations");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let halfway = count().1;
+    for (file, tail) in &rest {
+        let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+        std::io::Write::write_all(&mut f, format!("{tail}\n").as_bytes()).unwrap();
+    }
+    // As many messages as a one-shot import of the complete files holds.
+    let whole = Harness::new(vec![]).await;
+    let mut expected = 0;
+    for (agent, dot) in [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini")] {
+        let dir = fixtures(agent).join("home").join(dot);
+        let doc = whole.alisio(&["import", dir.to_str().unwrap(), "--json"]).await.assert_ok().json();
+        expected += doc["imported"].as_array().unwrap().iter().map(|s| s["messages"].as_i64().unwrap()).sum::<i64>();
+    }
+    wait(&|(_, messages)| messages >= expected, "caught up with what the agents appended");
+    assert!(halfway < expected);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(count().1, expected, "nothing was imported twice");
+    watch.kill().await.unwrap();
+
+    // Imported again: nothing new.
+    let again = h.alisio(&["import", "--json"]).await.assert_ok().json();
+    let sources: std::collections::BTreeSet<&str> =
+        again["imported"].as_array().unwrap().iter().map(|s| s["source"].as_str().unwrap()).collect();
+    assert_eq!(sources.into_iter().collect::<Vec<_>>(), ["copilot-cli", "gemini-cli", "pi", "qwen-code"]);
+    assert_eq!(count().1, expected);
+}
