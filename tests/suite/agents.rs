@@ -391,7 +391,9 @@ fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
 async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_writes() {
     let mut h = Harness::new(vec![]).await;
     let home = tempfile::tempdir().unwrap();
-    for (agent, dot) in [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini")] {
+    for (agent, dot) in
+        [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini"), ("cline", ".cline")]
+    {
         copy_tree(&fixtures(agent).join("home").join(dot), &home.path().join(dot));
     }
     // Each session file written up to its middle, as by an agent still running.
@@ -434,7 +436,7 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
             std::thread::sleep(std::time::Duration::from_millis(200));
         }
     };
-    wait(&|(sources, _)| sources == 4, "read the four agents' default locations");
+    wait(&|(sources, _)| sources == 5, "read the five agents' default locations");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let halfway = count().1;
     for (file, tail) in &rest {
@@ -444,7 +446,9 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
     // As many messages as a one-shot import of the complete files holds.
     let whole = Harness::new(vec![]).await;
     let mut expected = 0;
-    for (agent, dot) in [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini")] {
+    for (agent, dot) in
+        [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini"), ("cline", ".cline")]
+    {
         let dir = fixtures(agent).join("home").join(dot);
         let doc = whole.alisio(&["import", dir.to_str().unwrap(), "--json"]).await.assert_ok().json();
         expected += doc["imported"].as_array().unwrap().iter().map(|s| s["messages"].as_i64().unwrap()).sum::<i64>();
@@ -459,6 +463,49 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
     let again = h.alisio(&["import", "--json"]).await.assert_ok().json();
     let sources: std::collections::BTreeSet<&str> =
         again["imported"].as_array().unwrap().iter().map(|s| s["source"].as_str().unwrap()).collect();
-    assert_eq!(sources.into_iter().collect::<Vec<_>>(), ["copilot-cli", "gemini-cli", "pi", "qwen-code"]);
+    assert_eq!(sources.into_iter().collect::<Vec<_>>(), ["cline", "copilot-cli", "gemini-cli", "pi", "qwen-code"]);
     assert_eq!(count().1, expected);
+}
+
+#[tokio::test]
+async fn cline_sessions_import_with_their_latest_compaction_and_every_chat_call() {
+    let h = Harness::new(vec![]).await;
+    let home = fixtures("cline").join("home/.cline");
+    let doc = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let imported = doc["imported"].as_array().unwrap();
+    // The transcripts only: the rows, compactions, settings, logs and databases beside them are not sessions.
+    assert_eq!(imported.len(), 2, "{imported:#?}");
+    assert!(imported.iter().all(|s| s["source"] == "cline" && s["compactions"] == 1), "{imported:#?}");
+
+    // A ledger row per chat request (the summarizer's calls leave nothing in the files).
+    let received = requests("cline");
+    let chat: Vec<&Value> = received
+        .iter()
+        .filter(|r| !text_of(&r["body"]["messages"][0]).starts_with("Summarize the provided coding session"))
+        .collect();
+    let mut rows = 0;
+    for session in imported {
+        rows += h
+            .alisio(&["calls", "list", session["id"].as_str().unwrap(), "--json"])
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len();
+    }
+    assert_eq!(rows, chat.len());
+
+    // The view after /compact is what request 13 sent: the summary, then the messages it kept,
+    // prompts without Cline's <user_input> wrapper, results as the JSON the wire carried.
+    let manual = imported.iter().find(|s| s["title"].as_str().unwrap().contains("hello from turn1")).unwrap();
+    let view = model_view(&h, manual["id"].as_str().unwrap()).await;
+    let sent = received[12]["body"]["messages"].as_array().unwrap();
+    assert!(text_of(&sent[1]).starts_with("Context summary:"));
+    assert_eq!(shape(&view[..sent.len() - 2]), shape(&sent[1..sent.len() - 1]));
+    // The automatic ones: only the latest is kept in the files; the view is what the last request sent.
+    let auto = imported.iter().find(|s| s["id"] != manual["id"]).unwrap();
+    let view = model_view(&h, auto["id"].as_str().unwrap()).await;
+    let last = received.last().unwrap()["body"]["messages"].as_array().unwrap();
+    assert_eq!(shape(&view[..last.len() - 1]), shape(&last[1..]));
 }

@@ -468,6 +468,10 @@ export function agentName(source: string | null | undefined): string {
       return "Copilot CLI";
     case "gemini-cli":
       return "Gemini CLI";
+    case "cline":
+      return "Cline";
+    case "atif":
+      return "an ATIF trajectory";
     case "proxy":
       return "the proxy";
     default:

@@ -7,6 +7,7 @@
 
 mod atif;
 mod claude;
+mod cline;
 
 mod codex;
 mod copilot;
@@ -37,7 +38,8 @@ pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code 
     (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl), \
     a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl), a Copilot CLI session \
     (~/.copilot/session-state/<uuid>/events.jsonl), a Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl) \
-    an ATIF trajectory (trajectory.json) or an OpenCode database (opencode.db)";
+    a Cline session (~/.cline/data/sessions/<id>/<id>.messages.json), an ATIF trajectory (trajectory.json) \
+    or an OpenCode database (opencode.db)";
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -134,7 +136,8 @@ pub struct SourceLocation {
 /// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`),
 /// `$QWEN_HOME/projects` (else `~/.qwen/projects`), `$PI_CODING_AGENT_SESSION_DIR` (else
 /// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`), `$COPILOT_HOME/session-state` (else
-/// `~/.copilot/session-state`), `$GEMINI_CLI_HOME/.gemini/tmp` (else `~/.gemini/tmp`).
+/// `~/.copilot/session-state`), `$GEMINI_CLI_HOME/.gemini/tmp` (else `~/.gemini/tmp`),
+/// `$CLINE_DIR/data/sessions` (else `~/.cline/data/sessions`).
 pub fn default_locations() -> Vec<SourceLocation> {
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -157,6 +160,7 @@ pub fn default_locations() -> Vec<SourceLocation> {
             env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")).join("session-state"),
         ),
         (SourceKind::GeminiCli, env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone()).join(".gemini").join("tmp")),
+        (SourceKind::Cline, env_dir("CLINE_DIR").unwrap_or_else(|| home.join(".cline")).join("data").join("sessions")),
     ]
     .into_iter()
     .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
@@ -228,6 +232,9 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     let n = file.read(&mut head)?;
     if atif::looks_like(&head[..n]) {
         return Ok(Some(SourceKind::Atif));
+    }
+    if cline::looks_like(&head[..n]) {
+        return Ok(Some(SourceKind::Cline));
     }
     file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::new(file);
@@ -400,6 +407,7 @@ pub fn import_found(
         let result = match kind {
             SourceKind::OpenCode => import_opencode(store, &path, control),
             SourceKind::Atif => import_atif(store, &path, control).map(|s| vec![s]),
+            SourceKind::Cline => import_cline(store, &path, control).map(|s| vec![s]),
             _ => import_jsonl(store, kind, &path, control, &report).map(|s| vec![s]),
         };
         match result {
@@ -900,6 +908,62 @@ fn import_atif(store: &Store, path: &Path, control: &Control<'_>) -> Result<Impo
     let skipped =
         skipped.into_iter().map(|(n, reason)| Skipped { line: Position::Row(format!("step {n}")), reason }).collect();
     finished(store, SourceKind::Atif, path, source_id, &session, skipped, added)
+}
+
+/// A Cline session, read whole (its transcript is rewritten whole after each message): with its
+/// latest compaction and its row beside it. A changed transcript is read again, the earlier reading
+/// kept as a superseded session.
+fn import_cline(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
+    let unreadable = |e: std::io::Error| Error::io(format!("cannot read {}", path.display()), e);
+    let read = |p: &Path| -> Result<Option<(Value, String)>> {
+        let Ok(file) = open_regular(p) else { return Ok(None) };
+        let meta = file.metadata().map_err(unreadable)?;
+        let value: Value = serde_json::from_reader(BufReader::new(file))
+            .map_err(|e| Error::Unreadable(format!("{} is not readable JSON: {e}", p.display())))?;
+        Ok(Some((value, format!("{}:{}", meta.len(), modified_ms(&meta)))))
+    };
+    let Some((document, stamp)) = read(path)? else {
+        return Err(Error::Unreadable(format!("cannot read {}", path.display())));
+    };
+    let Some(source_id) = cline::identity(&document) else {
+        return Err(Error::Unreadable(format!("{} is not a Cline transcript", path.display())));
+    };
+    let sibling = |ending: &str| path.with_file_name(format!("{source_id}{ending}"));
+    let compaction = read(&sibling(".compaction.json"))?;
+    let row = read(&sibling(".json"))?.map(|(v, _)| v).unwrap_or(Value::Null);
+    let stamp = format!("{stamp}+{}", compaction.as_ref().map_or("", |(_, s)| s.as_str()));
+    let session = resolve_session(store, SourceKind::Cline, source_id, path)?;
+    let path_text = path.display().to_string();
+    if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
+        if stored == stamp && stored_path == path_text {
+            return finished(store, SourceKind::Cline, path, source_id, &session, Vec::new(), 0);
+        }
+    }
+    let _claim = claim(store, &session, control)?;
+    let stored = upsert_session(
+        store,
+        &imported::ImportedIdentity {
+            id: &session,
+            source: SourceKind::Cline,
+            source_id,
+            path: &path_text,
+            title: str_at(&row, "/metadata/title").unwrap_or(source_id),
+            workspace: str_at(&row, "/cwd").unwrap_or_default(),
+            created_at: str_at(&row, "/started_at").unwrap_or_default(),
+        },
+    )?;
+    let added = store.write(|tx| {
+        if stored.is_some() {
+            imported::supersede(tx, &session)?;
+        }
+        let mut state = sink_state(tx, &session)?;
+        let mut sink = Sink { tx, session: &session, state: &mut state };
+        cline::replay(&mut sink, &document, compaction.as_ref().map(|(c, _)| c))?;
+        sink.flush()?;
+        imported::set_cursor(tx, &session, &stamp)?;
+        Ok(state.added)
+    })?;
+    finished(store, SourceKind::Cline, path, source_id, &session, Vec::new(), added)
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]

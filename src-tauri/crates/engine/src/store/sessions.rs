@@ -35,6 +35,9 @@ pub enum SourceKind {
     #[serde(rename = "gemini-cli")]
     #[strum(serialize = "gemini-cli")]
     GeminiCli,
+    #[serde(rename = "cline")]
+    #[strum(serialize = "cline")]
+    Cline,
     /// An ATIF trajectory (`trajectory.json`), whoever wrote it.
     #[serde(rename = "atif")]
     #[strum(serialize = "atif")]
