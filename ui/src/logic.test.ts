@@ -511,3 +511,13 @@ describe("the Compare table", () => {
     expect(compareRows({ ...a, costUsd: null }, b).find((r) => r.label === "cost")!.delta).toBe("–");
   });
 });
+
+describe("money in the window", () => {
+  it("adds costs in whole micro-dollars, never as accumulated floats", async () => {
+    const { sumUsd } = await import("./logic");
+    expect(0.1 + 0.2).not.toBe(0.3);
+    expect(sumUsd([0.1, 0.2])).toBe(0.3);
+    expect(sumUsd([0.000001, null, 0.000002])).toBe(0.000003);
+    expect(sumUsd([null, null])).toBeNull();
+  });
+});

@@ -738,6 +738,16 @@ export function strategyWork(p: StrategyPreview): string {
   return parts.join(" · ");
 }
 
+/**
+ * A sum of costs the engine gives in USD rounded to the micro-dollar, added in whole micro-dollars
+ * (never as accumulated floats); null when none is priced.
+ */
+export function sumUsd(costs: Array<number | null>): number | null {
+  const priced = costs.filter((c): c is number => c !== null);
+  if (priced.length === 0) return null;
+  return priced.reduce((micros, c) => micros + Math.round(c * 1e6), 0) / 1e6;
+}
+
 /** `text` cut to `max` characters with an ellipsis. */
 export function excerpt(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -3,7 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { CacheBreak, CallSummary } from "../bindings";
-import { agentName, breakLabel, formatUsd, recentHitRate } from "../logic";
+import { agentName, breakLabel, formatUsd, recentHitRate, sumUsd } from "../logic";
 
 /** Calls the live hit rate is taken over. */
 const RECENT = 5;
@@ -21,7 +21,7 @@ export function CacheHeader(props: { session: string; version: number; agent?: s
   }, [props.session, props.version]);
   if (calls.length === 0) return null;
   const priced = calls.filter((c) => c.costUsd !== null);
-  const cost = priced.length > 0 ? priced.reduce((sum, c) => sum + (c.costUsd ?? 0), 0) : null;
+  const cost = sumUsd(calls.map((c) => c.costUsd));
   const unpriced = calls.length - priced.length;
   const rate = recentHitRate(calls, RECENT);
   const last = breaks.at(-1);
