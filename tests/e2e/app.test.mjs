@@ -15,6 +15,8 @@ const shots = process.env.ALISIO_SCREENSHOTS;
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "alisio-e2e-"));
 // A Codex CLI home the window follows: a real rollout, written in two steps by the import test.
 const codexHome = path.join(home, "codex");
+// Qwen Code's sessions as its real CLI wrote them, in the location the window follows.
+const qwenHome = path.join(home, "qwen");
 const rollout = path.join(root, "tests/fixtures/import/codex/2026/11/30/rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl");
 const rolloutLines = fs.readFileSync(rollout, "utf8").trimEnd().split("\n");
 const followed = path.join(codexHome, "sessions/2026/11/30", path.basename(rollout));
@@ -73,10 +75,11 @@ before(async () => {
   ]);
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
   // Up to just after the manual compaction; turn 6 is appended while the window shows it.
+  fs.cpSync(path.join(root, "tests/fixtures/agents/qwen/home/.qwen"), qwenHome, { recursive: true });
   fs.mkdirSync(path.dirname(followed), { recursive: true });
   fs.writeFileSync(followed, rolloutLines.slice(0, 87).join("\n") + "\n");
   tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4444"], {
-    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
+    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, QWEN_HOME: qwenHome, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
     stdio: ["ignore", "inherit", "inherit"],
   });
   driver = await Driver.connect("http://127.0.0.1:4444", app);
@@ -325,7 +328,7 @@ test("an imported Codex session: source badge, read-only, reconstructed view, it
 async function importFlow() {
   // The window follows the default locations: the rollout is there without asking.
   await driver.waitFor("[data-testid=source-location]", { text: "codex: 1 session", timeoutMs: 30_000 });
-  const item = await driver.waitFor("[data-testid=session-item]", { text: "echo hello from turn1", timeoutMs: 30_000 });
+  const item = await driver.waitFor("[data-testid=session-item]", { text: "DO exec_command", timeoutMs: 30_000 });
   await driver.click(item);
   await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "codex" });
   await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
@@ -423,6 +426,7 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   assert.deepEqual(new Set(await groups()), projects, "one group per project");
   await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'agent'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   const agents = new Set(sessions.map((s) => s.source ?? "alisio"));
+  assert.ok(agents.has("qwen-code"), "Qwen Code's sessions, followed from their default location, are in the library");
   await driver.waitFor("[data-testid=library-group]", { text: "codex" });
   assert.deepEqual(new Set(await groups()), agents, "one group per agent");
   await shot("library");
