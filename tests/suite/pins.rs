@@ -311,6 +311,12 @@ async fn ten_compactions(strategy: &str) -> (Harness, String) {
             let block = content(&messages[at + 1]);
             assert!(block.starts_with("## Pinned") && block.contains(&format!("\n{SENTENCE}\n")), "{block}");
             assert!(block.contains("LOG-FACT-37"), "{block}");
+            // The trail records what the masked listings returned, not their placeholders.
+            let checkpoint = content(&messages[at]);
+            assert!(
+                checkpoint.contains("`list_dir .` → ") && checkpoint.contains("listing-entry-39.txt"),
+                "{checkpoint}"
+            );
         } else {
             // Every listing but the kept turn's is masked; the pinned results never are.
             assert_eq!(masked, n, "compaction {n}");

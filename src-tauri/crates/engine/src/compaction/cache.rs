@@ -134,7 +134,9 @@ pub(super) async fn cache_compact(ctx: &Context<'_>, trigger: Trigger) -> Result
     // The hand-off, then what the cut messages did to files and what their commands returned.
     let mut summary = summary.to_string();
     if ctx.config.compaction.artifact_trail {
-        summary.push_str(&super::checkpoint::trail_text(&crate::fidelity::artifact_trail(&span, &session.workspace)));
+        let originals = super::summarize::originals(ctx, &span);
+        summary
+            .push_str(&super::checkpoint::trail_text(&crate::fidelity::artifact_trail(&originals, &session.workspace)));
     }
     let content = format!("{SUMMARY_HEADING}\n\n{summary}");
     let checkpoint_chars = content.chars().count() as u64;

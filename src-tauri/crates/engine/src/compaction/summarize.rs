@@ -42,6 +42,27 @@ pub fn shape_of(message: &Message) -> Shape {
     }
 }
 
+/// `span` with each tool result a reduction or a masking stands in for replaced by the stored
+/// original (through both, when a budget cut was masked): what the artifact trail records is what
+/// the tool returned, not its placeholder.
+pub(super) fn originals(ctx: &Context<'_>, span: &[Message]) -> Vec<Message> {
+    span.iter()
+        .map(|m| {
+            let mut message = m.clone();
+            for _ in 0..4 {
+                let Some(by) = message.created_by.filter(|_| message.role == Role::Tool && !message.summary) else {
+                    break;
+                };
+                match ctx.store.hidden_original(ctx.session_id(), by, message.anchor) {
+                    Ok(Some(original)) => message = original,
+                    _ => break,
+                }
+            }
+            message
+        })
+        .collect()
+}
+
 /// How much of `live` the summarizer reads: all of it but what arrived after the last request was
 /// sent — the trailing new prompt, or tool results with the answer that called them — where that
 /// lies in the kept turns (from `cut`). The rest is a prefix of the last request, in the server's
@@ -170,7 +191,8 @@ pub async fn compact(
 
     // What the replaced messages did to files and what their commands returned: recorded, not summarized.
     if ctx.config.compaction.artifact_trail {
-        add_trail(&mut parsed.checkpoint, &crate::fidelity::artifact_trail(&summarized, &session.workspace));
+        let span = originals(ctx, &summarized);
+        add_trail(&mut parsed.checkpoint, &crate::fidelity::artifact_trail(&span, &session.workspace));
     }
 
     // afterCompact: each plugin gets the checkpoint and its own fields.
