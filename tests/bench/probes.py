@@ -575,15 +575,20 @@ def targets(results, loops, pins):
     native = share(by["native"], ["files", "commands"])
     out.append(f"- native keeps ≥ 90 % of artifact probes: {100 * native:.0f} % "
                f"({'met' if native >= 0.9 else 'NOT met'})")
+    # What a strategy costs: the summarizer's call (read and written) and the next request. Hybrid
+    # meets the target when it costs no more than native or mask wherever they score at least as well.
+    total = lambda r: r["summarizerIn"] + r["summarizerOut"] + r["requestTokens"]
     for name in ("hybrid", "hybrid-tight"):
         h = by[name]
-        cheaper = min((by["native"], by["mask"]), key=lambda r: r["requestTokens"])
-        met = h["requestTokens"] <= cheaper["requestTokens"] and share(h, KINDS) >= share(cheaper, KINDS)
-        out.append(f"- {name} ≤ the cheaper of native and mask at the same score: "
-                   f"{h['requestTokens']} request tokens, "
-                   f"{100 * share(h, KINDS):.0f} % of probes (summarizer read {h['summarizerIn']}); "
-                   f"{cheaper['strategy']}: {cheaper['requestTokens']}, {100 * share(cheaper, KINDS):.0f} % "
-                   f"(summarizer read {cheaper['summarizerIn']}) — {'met' if met else 'not met'}")
+        rivals = [by["native"], by["mask"]]
+        as_good = [r for r in rivals if share(r, KINDS) >= share(h, KINDS)]
+        met = all(total(h) <= total(r) for r in as_good)
+        said = "; ".join(f"{r['strategy']}: {total(r)} ({r['summarizerIn']} + {r['summarizerOut']} + {r['requestTokens']}), "
+                         f"{100 * share(r, KINDS):.0f} %" for r in rivals)
+        out.append(f"- {name} costs no more than native or mask where they score at least as well "
+                   f"(tokens: summarizer read + written + next request): {total(h)} ({h['summarizerIn']} + "
+                   f"{h['summarizerOut']} + {h['requestTokens']}), {100 * share(h, KINDS):.0f} % of probes; {said} — "
+                   f"{'met' if met else 'not met'}")
     return "\n".join(out)
 
 
