@@ -215,6 +215,17 @@ fn normalize(path: &str, workspace: &str) -> String {
     relative.strip_prefix("./").unwrap_or(relative).to_string()
 }
 
+/// The shell command a call's arguments hold (`command` or `cmd`, a string or its words).
+fn command_of(args: &Value) -> String {
+    args.get("command")
+        .or_else(|| args.get("cmd"))
+        .map(|c| match c {
+            Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
+            other => other.as_str().unwrap_or_default().to_string(),
+        })
+        .unwrap_or_default()
+}
+
 /// The files one tool call writes or edits, as the workspace names them.
 pub fn files_changed(name: &str, arguments: &str, workspace: &str) -> Vec<String> {
     files_of(name, arguments, workspace).into_iter().filter(|(_, op)| *op != FileOp::Read).map(|(p, _)| p).collect()
@@ -249,14 +260,7 @@ fn files_of(name: &str, arguments: &str, workspace: &str) -> Vec<(String, FileOp
         }
     }
     // A shell command: the words that look like files (mined where cheap).
-    let command = args
-        .get("command")
-        .or_else(|| args.get("cmd"))
-        .map(|c| match c {
-            Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
-            other => other.as_str().unwrap_or_default().to_string(),
-        })
-        .unwrap_or_default();
+    let command = command_of(&args);
     if !command.is_empty() {
         let separators = |c: char| c.is_whitespace() || ";|&()<`'\"".contains(c);
         let mut redirect = false;
@@ -731,14 +735,7 @@ pub fn artifact_trail(span: &[Message], workspace: &str) -> ArtifactTrail {
                 FileOp::Read => {}
             }
         }
-        let command = args
-            .get("command")
-            .or_else(|| args.get("cmd"))
-            .map(|c| match c {
-                Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
-                other => other.as_str().unwrap_or_default().to_string(),
-            })
-            .unwrap_or_default();
+        let command = command_of(&args);
         // A command, or a tool that touched no file (a search, a listing): how its output ended.
         let shown = if !command.trim().is_empty() {
             Some(command)

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::qwen::parts;
+use super::qwen::{parts, response_text};
 use super::sink::{title_of, Record, Sink, Usage};
 use super::{str_at, Skip};
 use crate::error::Result;
@@ -140,11 +140,7 @@ impl Gemini {
         let mut records = Vec::new();
         for response in &responses {
             let name = str_at(response, "/name").unwrap_or_default();
-            let output = match (str_at(response, "/response/output"), str_at(response, "/response/error")) {
-                (Some(output), _) => output.to_string(),
-                (None, Some(error)) => format!("error: {error}"),
-                _ => response.get("response").map(Value::to_string).unwrap_or_default(),
-            };
+            let output = response_text(response);
             let mut result = Record::new(Role::Tool, output, at).id(id);
             result.tool_call_id = Some(wire_id(name, str_at(response, "/id").unwrap_or_default()));
             records.push(result);

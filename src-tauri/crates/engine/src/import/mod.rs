@@ -871,43 +871,21 @@ fn import_atif(store: &Store, path: &Path, control: &Control<'_>) -> Result<Impo
             path.display()
         )));
     };
-    let session = resolve_session(store, SourceKind::Atif, source_id, path)?;
-    let path_text = path.display().to_string();
-    let stamp = format!("{}:{}", meta.len(), modified_ms(&meta));
-    if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
-        if stored == stamp && stored_path == path_text {
-            return finished(store, SourceKind::Atif, path, source_id, &session, Vec::new(), 0);
-        }
-    }
-    let _claim = claim(store, &session, control)?;
-    let title = str_at(&document, "/extra/alisio/title").unwrap_or(source_id);
-    let started = str_at(&document, "/steps/0/timestamp").unwrap_or_default();
-    let stored = upsert_session(
-        store,
-        &imported::ImportedIdentity {
-            id: &session,
-            source: SourceKind::Atif,
-            source_id,
-            path: &path_text,
-            title,
-            workspace: str_at(&document, "/extra/alisio/workspace").unwrap_or_default(),
-            created_at: started,
-        },
-    )?;
-    let (skipped, added) = store.write(|tx| {
-        if stored.is_some() {
-            imported::supersede(tx, &session)?;
-        }
-        let mut state = sink_state(tx, &session)?;
-        let mut sink = Sink { tx, session: &session, state: &mut state };
-        let skipped = atif::replay(&mut sink, &document)?;
-        sink.flush()?;
-        imported::set_cursor(tx, &session, &stamp)?;
-        Ok((skipped, state.added))
-    })?;
-    let skipped =
-        skipped.into_iter().map(|(n, reason)| Skipped { line: Position::Row(format!("step {n}")), reason }).collect();
-    finished(store, SourceKind::Atif, path, source_id, &session, skipped, added)
+    let whole = Whole {
+        kind: SourceKind::Atif,
+        source_id,
+        stamp: format!("{}:{}", meta.len(), modified_ms(&meta)),
+        title: str_at(&document, "/extra/alisio/title").unwrap_or(source_id),
+        workspace: str_at(&document, "/extra/alisio/workspace").unwrap_or_default(),
+        created_at: str_at(&document, "/steps/0/timestamp").unwrap_or_default(),
+    };
+    import_whole(store, path, control, whole, |sink| {
+        let skipped = atif::replay(sink, &document)?;
+        Ok(skipped
+            .into_iter()
+            .map(|(n, reason)| Skipped { line: Position::Row(format!("step {n}")), reason })
+            .collect())
+    })
 }
 
 /// A Cline session, read whole (its transcript is rewritten whole after each message): with its
@@ -931,39 +909,71 @@ fn import_cline(store: &Store, path: &Path, control: &Control<'_>) -> Result<Imp
     let sibling = |ending: &str| path.with_file_name(format!("{source_id}{ending}"));
     let compaction = read(&sibling(".compaction.json"))?;
     let row = read(&sibling(".json"))?.map(|(v, _)| v).unwrap_or(Value::Null);
-    let stamp = format!("{stamp}+{}", compaction.as_ref().map_or("", |(_, s)| s.as_str()));
-    let session = resolve_session(store, SourceKind::Cline, source_id, path)?;
+    let whole = Whole {
+        kind: SourceKind::Cline,
+        source_id,
+        stamp: format!("{stamp}+{}", compaction.as_ref().map_or("", |(_, s)| s.as_str())),
+        title: str_at(&row, "/metadata/title").unwrap_or(source_id),
+        workspace: str_at(&row, "/cwd").unwrap_or_default(),
+        created_at: str_at(&row, "/started_at").unwrap_or_default(),
+    };
+    import_whole(store, path, control, whole, |sink| {
+        cline::replay(sink, &document, compaction.as_ref().map(|(c, _)| c))?;
+        Ok(Vec::new())
+    })
+}
+
+/// A source read whole at each change: who it is, and the stamp (sizes and times) that tells a
+/// changed document from one already read.
+struct Whole<'a> {
+    kind: SourceKind,
+    source_id: &'a str,
+    stamp: String,
+    title: &'a str,
+    workspace: &'a str,
+    created_at: &'a str,
+}
+
+/// Reads a whole document into its session unless the stored stamp says it is already read; a
+/// session read before is superseded first. `replay` writes the messages and returns what it skipped.
+fn import_whole(
+    store: &Store,
+    path: &Path,
+    control: &Control<'_>,
+    whole: Whole<'_>,
+    replay: impl FnOnce(&mut Sink<'_, '_>) -> Result<Vec<Skipped>>,
+) -> Result<ImportedSession> {
+    let Whole { kind, source_id, stamp, title, workspace, created_at } = whole;
+    let session = resolve_session(store, kind, source_id, path)?;
     let path_text = path.display().to_string();
     if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
         if stored == stamp && stored_path == path_text {
-            return finished(store, SourceKind::Cline, path, source_id, &session, Vec::new(), 0);
+            return finished(store, kind, path, source_id, &session, Vec::new(), 0);
         }
     }
     let _claim = claim(store, &session, control)?;
-    let stored = upsert_session(
-        store,
-        &imported::ImportedIdentity {
-            id: &session,
-            source: SourceKind::Cline,
-            source_id,
-            path: &path_text,
-            title: str_at(&row, "/metadata/title").unwrap_or(source_id),
-            workspace: str_at(&row, "/cwd").unwrap_or_default(),
-            created_at: str_at(&row, "/started_at").unwrap_or_default(),
-        },
-    )?;
-    let added = store.write(|tx| {
+    let identity = imported::ImportedIdentity {
+        id: &session,
+        source: kind,
+        source_id,
+        path: &path_text,
+        title,
+        workspace,
+        created_at,
+    };
+    let stored = upsert_session(store, &identity)?;
+    let (skipped, added) = store.write(|tx| {
         if stored.is_some() {
             imported::supersede(tx, &session)?;
         }
         let mut state = sink_state(tx, &session)?;
         let mut sink = Sink { tx, session: &session, state: &mut state };
-        cline::replay(&mut sink, &document, compaction.as_ref().map(|(c, _)| c))?;
+        let skipped = replay(&mut sink)?;
         sink.flush()?;
         imported::set_cursor(tx, &session, &stamp)?;
-        Ok(state.added)
+        Ok((skipped, state.added))
     })?;
-    finished(store, SourceKind::Cline, path, source_id, &session, Vec::new(), added)
+    finished(store, kind, path, source_id, &session, skipped, added)
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -207,7 +207,7 @@ pub(super) fn parts(parts: Option<&Value>) -> (String, Vec<String>, Vec<ToolCall
 }
 
 /// A `functionResponse`'s text: its `output`, or its `error` said as one.
-fn response_text(response: &Value) -> String {
+pub(super) fn response_text(response: &Value) -> String {
     match (str_at(response, "/response/output"), str_at(response, "/response/error")) {
         (Some(output), _) => output.to_string(),
         (None, Some(error)) => format!("error: {error}"),
