@@ -1,4 +1,4 @@
-//! Anthropic Messages (I18) against a scripted Anthropic-compatible server: the request as the API
+//! Anthropic Messages against a scripted Anthropic-compatible server: the request as the API
 //! wants it (`x-api-key`, `anthropic-version`, three cache breakpoints, tool ids verbatim), its
 //! events as the API streams them (`ping` included, an `error` event failing the turn), usage with
 //! cache reads and writes in the ledger, and the cache-compatible strategy reading the previous

@@ -265,7 +265,7 @@ async fn automatic_compaction_runs_before_the_model_call_when_the_window_fills()
     assert!(sent[0]["content"].as_str().unwrap().contains("auto goal"));
     assert_eq!(sent[1], json!({"role": "user", "content": "second"}));
     assert_eq!(sent.len(), 4, "checkpoint, turn 2, turn 3's prompt");
-    // Why it fired (I20): the estimate of the request that crossed half of the 3,000-token window.
+    // Why it fired: the estimate of the request that crossed half of the 3,000-token window.
     let shown = h.alisio(&["sessions", "show", &session, "--json"]).await.assert_ok().json();
     let trigger = &shown["compactions"][0]["trigger"];
     assert_eq!(
@@ -321,7 +321,7 @@ async fn a_big_output_that_fires_compaction_mid_turn_is_read_once_not_by_the_sum
     assert!(shown["compactions"][0]["beforeChars"].as_u64().unwrap() > output.len() as u64);
 }
 
-/// I20 `overflow`: a request the provider refuses as too long is compacted once and sent again;
+/// A request the provider refuses as too long is compacted once and sent again;
 /// the record says why it fired. A second refusal in the same turn is the error.
 #[tokio::test]
 async fn a_request_refused_as_too_long_is_compacted_once_and_sent_again() {

@@ -1,4 +1,4 @@
-//! Fork and compare (I17) through the real binary: a fork of each agent's corpus session runs a
+//! Fork and compare through the real binary: a fork of each agent's corpus session runs a
 //! turn whose first request holds exactly what the model saw after the fork point; the source's
 //! rows are the same before and after; `sessions diff` reports the shared prefix and where the
 //! two first differ.

@@ -1,4 +1,4 @@
-//! Pins (I19) end to end: `alisio pin`, the rules files of `compaction.pinFiles`, and the block
+//! Pins end to end: `alisio pin`, the rules files of `compaction.pinFiles`, and the block
 //! every request after a checkpoint carries right after it — checked in the bodies the scripted
 //! server received, across ten compactions of each strategy.
 

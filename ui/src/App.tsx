@@ -118,7 +118,7 @@ export function App() {
 
   const { compact, undo, acknowledge, send, stop } = useActions({ selected, setSelected, loadSessions, feedback, live, updateLive, setDialog });
 
-  // Pins (I19): carried verbatim right after every checkpoint.
+  // Pins: carried verbatim right after every checkpoint.
   const [pins, setPins] = useState<Pin[]>([]);
   useEffect(() => {
     setPins([]);
@@ -134,7 +134,7 @@ export function App() {
       },
       { notice: (p) => `Pinned #${seq} (pin ${p.id}): every request after a checkpoint carries it verbatim` },
     );
-  // Fork from here (I17): a new session from what the model saw after message `seq`; it opens.
+  // Fork from here: a new session from what the model saw after message `seq`; it opens.
   const fork = (seq: number) =>
     selected &&
     feedback.act(() => api.forksFork({ session: selected, at: seq }), {

@@ -28,7 +28,7 @@ export type Session = { id: SessionId, title: string, workspace: string, created
  */
 source?: SourceKind, sourcePath?: string, 
 /**
- * The session and message this one was forked from (I17).
+ * The session and message this one was forked from.
  */
 forkedFrom?: ForkedFrom, };
 
@@ -94,7 +94,7 @@ export type CompactionDocument = { id: number, kind: Kind, reason: CompactionRea
  */
 fidelity: Fidelity | null, 
 /**
- * Why it fired (I20); null for records made before it was kept.
+ * Why it fired; null for records made before it was kept.
  */
 trigger: Trigger | null, };
 
@@ -145,7 +145,7 @@ export type StoredView = { session: Session, messages: Array<StoredMessage>,
  */
 hasOlder: boolean, compactions: Array<CompactionView>, toolCalls: Array<JournalEntry>, modelCalls: Array<ModelCallRecord>, 
 /**
- * The session and message a fork came from (I17); null for any other session.
+ * The session and message a fork came from; null for any other session.
  */
 forkedFrom: ForkedFrom | null, };
 
@@ -174,7 +174,7 @@ export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: 
  */
 fidelity: Fidelity | null, 
 /**
- * Why it fired (I20); null for records made before it was kept.
+ * Why it fired; null for records made before it was kept.
  */
 trigger: Trigger | null, };
 
@@ -484,7 +484,7 @@ export type Fidelity = {
  */
 score: number, checked: number, missing: Array<Missing>, 
 /**
- * Each pin (I19), kept when the request after the checkpoint carries it verbatim.
+ * Each pin, kept when the request after the checkpoint carries it verbatim.
  */
 pins?: Array<PinKept>, };
 
@@ -506,7 +506,7 @@ export type LintReport = { compaction: number, status: Status, reason: Compactio
  */
 score: number, checked: number, missing: Array<Missing>, 
 /**
- * Each pin (I19), kept when the request after the checkpoint carries it verbatim.
+ * Each pin, kept when the request after the checkpoint carries it verbatim.
  */
 pins?: Array<PinKept>, };
 

@@ -684,7 +684,7 @@ export function ago(iso: string, now: number): string {
   return new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "short", year: days > 300 ? "numeric" : undefined });
 }
 
-/** Why a compaction fired, in a sentence (I20 `trigger`); "" for records made before it was kept. */
+/** Why a compaction fired, in a sentence; "" for records made before it was kept. */
 export function triggerText(trigger: Trigger | null | undefined): string {
   if (!trigger) return "";
   const tokens = trigger.promptTokens !== null ? `≈ ${formatTokens(trigger.promptTokens)}` : null;
@@ -759,7 +759,7 @@ export type CompareRow = { label: string; a: number | string; b: number | string
 const signed = (n: number, show: (n: number) => string) => (n > 0 ? `+${show(n)}` : n < 0 ? `−${show(-n)}` : "0");
 
 /**
- * The Compare table (I17 totals): calls, tokens, cost, compactions, each tool, the files each
+ * The Compare table: calls, tokens, cost, compactions, each tool, the files each
  * touched. Cost deltas are taken in whole micro-dollars, never by subtracting floats.
  */
 export function compareRows(a: SessionTotals, b: SessionTotals): CompareRow[] {

@@ -1,4 +1,4 @@
-// Compare (Ctrl+7, I17): the shown session beside another — a fork beside its source by default —
+// Compare (Ctrl+7): the shown session beside another — a fork beside its source by default —
 // aligned message by message with the first divergence marked, and what each cost and did.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";

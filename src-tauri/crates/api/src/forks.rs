@@ -1,4 +1,4 @@
-//! Fork and compare (I17): a new session from what the model saw after any message of any
+//! Fork and compare: a new session from what the model saw after any message of any
 //! session, own or imported (`alisio sessions fork`, "Fork from here"); two sessions aligned
 //! message by message with their totals (`alisio sessions diff`, the Compare view).
 

@@ -1,4 +1,4 @@
-//! Pins (I19): a message or a sentence every request after a checkpoint carries verbatim
+//! Pins: a message or a sentence every request after a checkpoint carries verbatim
 //! (`alisio pin`, the window's pin button and Pinned panel).
 
 use alisio_engine::store::pins::Pin;

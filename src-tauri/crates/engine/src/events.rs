@@ -16,7 +16,7 @@ pub enum CompactionReason {
     Cache,
     /// Imported from an agent whose record does not say why it compacted.
     Unknown,
-    /// Old tool results masked (`compaction.strategy` `mask` or `hybrid`; I19).
+    /// Old tool results masked (`compaction.strategy` `mask` or `hybrid`).
     Mask,
 }
 

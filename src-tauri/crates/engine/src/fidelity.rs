@@ -64,7 +64,7 @@ pub struct Fidelity {
     pub score: f64,
     pub checked: u32,
     pub missing: Vec<Missing>,
-    /// Each pin (I19), kept when the request after the checkpoint carries it verbatim.
+    /// Each pin, kept when the request after the checkpoint carries it verbatim.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub pins: Vec<PinKept>,

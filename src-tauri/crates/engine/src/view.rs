@@ -125,7 +125,7 @@ pub fn missing_parts(
 }
 
 /// Of what an agent's records leave out, the share (percent) its system prompt takes beside its
-/// tools, as measured on the requests the real CLIs sent (../corpus/requests): OpenCode ≈ 9.5k
+/// tools, as measured on the requests the real CLIs sent (tests/fixtures/requests): OpenCode ≈ 9.5k
 /// system and ≈ 28k tool characters, Codex ≈ 17.7k and ≈ 18.7k, Claude Code ≈ 7.5k and ≈ 32k.
 fn system_share(source: SourceKind) -> u64 {
     match source {
@@ -325,7 +325,7 @@ pub enum MessageKind {
     Checkpoint,
     /// Context a plugin added after a checkpoint (e.g. remembered facts).
     InjectedContext,
-    /// The pins and rules files a compaction carried verbatim right after its checkpoint (I19).
+    /// The pins and rules files a compaction carried verbatim right after its checkpoint.
     Pinned,
 }
 
@@ -388,7 +388,7 @@ pub struct StoredView {
     pub compactions: Vec<CompactionView>,
     pub tool_calls: Vec<JournalEntry>,
     pub model_calls: Vec<ModelCallRecord>,
-    /// The session and message a fork came from (I17); null for any other session.
+    /// The session and message a fork came from; null for any other session.
     pub forked_from: Option<crate::store::sessions::ForkedFrom>,
 }
 

@@ -1,4 +1,4 @@
-//! Two sessions side by side (I17, `alisio sessions diff`, the Compare view): their transcripts
+//! Two sessions side by side (`alisio sessions diff`, the Compare view): their transcripts
 //! aligned message by message up to the first divergence, and what each cost and did.
 //!
 //! What is aligned: for a fork and its source, the source as its model saw it up to the fork
@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::store::{Session, Store};
 use crate::transcript::{Message, Role};
 
-/// What a session cost and did (I17 TOTALS).
+/// What a session cost and did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! Where a fork of an imported session starts when the agent's exact request is known (I17): the
+//! Where a fork of an imported session starts when the agent's exact request is known: the
 //! messages of the last request sent at or before the fork point, as the agent sent them (its own
 //! log, or the proxy), instead of the view rebuilt from its session records — then what came after
 //! that request up to the fork point.

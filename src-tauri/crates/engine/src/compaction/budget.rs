@@ -33,7 +33,7 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    /// As a compaction record keeps it (I20): the figures it fired on.
+    /// As a compaction record keeps it: the figures it fired on.
     pub fn record(&self, threshold: f64) -> crate::store::compactions::Trigger {
         use crate::store::compactions::{Trigger as Record, TriggerKind};
         let (prompt_tokens, window, threshold) = match *self {

@@ -53,7 +53,7 @@ fn debug(config: &Config, what: std::fmt::Arguments<'_>) {
 }
 
 /// After a step: compares the server-reported total tokens with the window and updates the latch.
-/// The trip with its figures (I20 `trigger`), or `None`.
+/// The trip with its figures, or `None`.
 pub(super) async fn trip_after_step(
     ctx: &Context<'_>,
     completion: &Completion,

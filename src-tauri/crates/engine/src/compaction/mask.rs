@@ -1,4 +1,4 @@
-//! Observation masking (I19, `compaction.strategy: "mask"`): no summarizer call. Tool results older
+//! Observation masking (`compaction.strategy: "mask"`): no summarizer call. Tool results older
 //! than the last `keepTurns` turns are replaced in the request by one line naming their size and
 //! call id; calls and results stay paired under their ids, the stored originals are untouched
 //! (hidden behind copies, like a reduction), and the record, of reason `mask`, is undone like any

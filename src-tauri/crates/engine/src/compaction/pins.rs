@@ -1,4 +1,4 @@
-//! The pinned block (I19): every request after a checkpoint carries, right after it, the session's
+//! The pinned block: every request after a checkpoint carries, right after it, the session's
 //! pins and the workspace's rules files (`compaction.pinFiles`) verbatim, under `## Pinned`. It is
 //! built at each compaction — rules files are read again then, so an edit is picked up — and stored
 //! as context the compaction added, which reductions never cut and the next compaction replaces.

@@ -324,7 +324,7 @@ impl std::ops::DerefMut for ProviderConfig {
 pub enum Strategy {
     Native,
     Cache,
-    // `mask`: old tool results masked by a one-line placeholder, no summarizer call (I19);
+    // `mask`: old tool results masked by a one-line placeholder, no summarizer call;
     // `hybrid`: mask first, summarize only when masking cannot bring the request under the
     // threshold. (Plain comments: a doc comment would make the schema's enum a `oneOf`.)
     Mask,

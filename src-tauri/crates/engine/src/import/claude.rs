@@ -1,6 +1,6 @@
 //! Claude Code sessions (`~/.claude/projects/<dir>/<uuid>.jsonl`): `user` / `assistant` /
 //! `attachment` / `system` records in file order, `compact_boundary` + the `isCompactSummary`
-//! record as a compaction, sidechain records kept apart (FORMATS.md §3).
+//! record as a compaction, sidechain records kept apart.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

@@ -1,5 +1,5 @@
 //! Codex CLI rollouts (`rollout-*.jsonl`): `response_item`s are the model-visible history,
-//! `token_usage_record`s the ledger, `compacted` records the compactions (FORMATS.md §2).
+//! `token_usage_record`s the ledger, `compacted` records the compactions.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,5 @@
 //! OpenCode's SQLite store (`opencode.db`): `message` rows with their `part` rows, in order;
-//! a `compaction` part + the `summary: true` assistant message form a compaction (FORMATS.md §1).
+//! a `compaction` part + the `summary: true` assistant message form a compaction.
 //! The database is opened read-only and read inside one transaction: a consistent snapshot even
 //! while OpenCode keeps writing it.
 

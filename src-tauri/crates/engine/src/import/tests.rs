@@ -1,5 +1,5 @@
 //! Imports of the real session files in tests/fixtures/import (written by the real CLIs), checked
-//! field by field against what FORMATS.md says each agent stored and sent.
+//! field by field against what each agent stored and sent.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ fn codex_manual_compaction_maps_history_ledger_and_next_request() {
     assert_eq!(compaction.record.model_call_id, Some(stored.model_calls[9].id));
 
     // What Codex sends next: base instructions, the retained prompts, the re-inserted context,
-    // the summary, then turn 6 (FORMATS.md, request 11 and what followed).
+    // the summary, then turn 6 (request 11 and what followed).
     // Its base instructions are not shown: it sends a shorter version the rollout does not hold.
     let view = model_view(&store, &Config::default(), &session_of(&store, &imported.id), &[], None).unwrap();
     assert!(view.reconstructed);

@@ -1,4 +1,4 @@
-//! Anthropic Messages API (I18): `system` apart as blocks, `messages` of content blocks with
+//! Anthropic Messages API: `system` apart as blocks, `messages` of content blocks with
 //! `tool_use` / `tool_result` under the ids as given, and prompt caching by `cache_control`
 //! breakpoints on the last system block, the last tool and the last message, so each turn — and a
 //! summary request appended to the unchanged previous one — reads the previous prefix from cache.

@@ -151,7 +151,7 @@ pub struct CompactionDocument {
     pub reverted_at: Option<String>,
     /// A checkpoint's fidelity; null for reductions and records made before it was kept.
     pub fidelity: Option<Fidelity>,
-    /// Why it fired (I20); null for records made before it was kept.
+    /// Why it fired; null for records made before it was kept.
     pub trigger: Option<Trigger>,
 }
 
@@ -197,7 +197,7 @@ impl From<&CompactionRecord> for CompactionDocument {
     }
 }
 
-/// Why a compaction fired (I20): the kind, and the figures it fired on where they are known.
+/// Why a compaction fired: the kind, and the figures it fired on where they are known.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -372,7 +372,7 @@ pub fn hide_messages(tx: &Tx<'_>, session: &str, id: i64, seqs: &[i64]) -> Resul
 }
 
 /// Applies a checkpoint record: adds the checkpoint and injected context at `anchor`, hides the span.
-/// What a compaction puts in the view, in this order: its checkpoint, the pinned block (I19), and
+/// What a compaction puts in the view, in this order: its checkpoint, the pinned block, and
 /// the context plugins asked to inject.
 pub struct Added<'a> {
     pub checkpoint: &'a str,

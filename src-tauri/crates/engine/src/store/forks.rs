@@ -1,4 +1,4 @@
-//! Forks (I17): what the model saw after a message, and a new session made of it. The source is
+//! Forks: what the model saw after a message, and a new session made of it. The source is
 //! only read; the fork's messages are new rows of Alisio's own session, indexed for search.
 
 use rusqlite::params;

@@ -1,4 +1,4 @@
-//! Pins (I19): what a session's user wants every request after a checkpoint to carry verbatim — a
+//! Pins: what a session's user wants every request after a checkpoint to carry verbatim — a
 //! message's text (as it was when pinned) or a sentence. Compaction reads them; it never changes
 //! them.
 

@@ -163,7 +163,7 @@ pub struct Session {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub source_path: Option<String>,
-    /// The session and message this one was forked from (I17).
+    /// The session and message this one was forked from.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub forked_from: Option<ForkedFrom>,
