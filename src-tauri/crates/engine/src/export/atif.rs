@@ -2,7 +2,8 @@
 //! `trajectory.json` — a step per user message and per model answer, each answer with its tool
 //! calls, the results they got as its observation, and the ledger's figures as its metrics.
 //! Messages a compaction or a reduction derived are not steps (the trajectory is what happened);
-//! each compaction is kept under `extra.alisio.compactions`.
+//! each compaction is kept under `extra.alisio.compactions`. Written as v1.7: `trajectory_id`,
+//! `llm_call_count` on each answer a model call produced, sub-agents embedded.
 
 use std::collections::HashMap;
 
@@ -12,9 +13,20 @@ use crate::transcript::Role;
 use crate::view::{StoredMessage, StoredView};
 
 /// The ATIF version written (and the newest read).
-pub const SCHEMA_VERSION: &str = "ATIF-v1.4";
+pub const SCHEMA_VERSION: &str = "ATIF-v1.7";
 
-/// The trajectory of `view` (already redacted when the export redacts).
+/// The figures a trajectory's steps add up to.
+#[derive(Default)]
+struct Totals {
+    prompt: u64,
+    completion: u64,
+    cached: u64,
+    models: HashMap<String, usize>,
+}
+
+/// The trajectory of `view` (already redacted when the export redacts). A sub-agent's records
+/// (kept off the model view, e.g. Claude Code's sidechains) are embedded as its own trajectory
+/// (v1.7 `subagent_trajectories`, one per agent id, in order of first appearance).
 pub fn trajectory(view: &StoredView) -> Value {
     // The ledger row that produced each answer.
     let calls: HashMap<i64, &crate::store::ModelCallRecord> =
@@ -25,10 +37,77 @@ pub fn trajectory(view: &StoredView) -> Value {
         .filter(|m| m.role == Role::Tool && m.created_by.is_none())
         .filter_map(|m| Some((m.tool_call_id.as_deref()?, m)))
         .collect();
+    let happened = |m: &&StoredMessage| m.created_by.is_none() && !m.summary;
+    let mut totals = Totals::default();
+    let main: Vec<&StoredMessage> = view.messages.iter().filter(happened).filter(|m| !m.off_view).collect();
+    let main_steps = steps(&main, &calls, &results, &mut totals);
+    let mut agents: Vec<(&str, Vec<&StoredMessage>)> = Vec::new();
+    for message in view.messages.iter().filter(happened).filter(|m| m.off_view) {
+        let Some(agent) = message.meta.as_ref().and_then(|m| m.get("agentId")).and_then(Value::as_str) else {
+            continue; // a local command's output: never part of what the agent did with a model
+        };
+        match agents.iter_mut().find(|(id, _)| *id == agent) {
+            Some((_, messages)) => messages.push(message),
+            None => agents.push((agent, vec![message])),
+        }
+    }
+    let session = &view.session;
+    let agent_name = session.source.map_or("alisio", |s| s.as_str());
+    let subagents: Vec<Value> = agents
+        .into_iter()
+        .map(|(id, messages)| {
+            let sub_steps = steps(&messages, &HashMap::new(), &results, &mut Totals::default());
+            json!({
+                "schema_version": SCHEMA_VERSION,
+                "trajectory_id": format!("{}/{id}", session.id),
+                "agent": {"name": agent_name, "version": agent_version(session.source), "extra": {"agentId": id}},
+                "steps": sub_steps,
+            })
+        })
+        .collect();
+    let model = totals.models.into_iter().max_by_key(|(_, n)| *n).map(|(m, _)| m);
+    let mut agent = json!({"name": agent_name, "version": agent_version(session.source)});
+    if let Some(model) = model {
+        agent["model_name"] = json!(model);
+    }
+    let compactions: Vec<Value> = view
+        .compactions
+        .iter()
+        .map(|c| {
+            json!({"id": c.record.id, "kind": c.record.kind, "reason": c.record.reason, "status": c.record.status,
+                   "summarizedSeqs": c.summarized_seqs, "checkpoint": c.record.checkpoint, "trigger": c.record.trigger})
+        })
+        .collect();
+    let mut document = json!({
+        "schema_version": SCHEMA_VERSION,
+        "session_id": session.id,
+        "trajectory_id": session.id,
+        "agent": agent,
+        "steps": main_steps,
+        "final_metrics": {
+            "total_prompt_tokens": totals.prompt,
+            "total_completion_tokens": totals.completion,
+            "total_cached_tokens": totals.cached,
+            "total_steps": main_steps.len(),
+        },
+        "extra": {"alisio": {"title": session.title, "workspace": session.workspace, "compactions": compactions}},
+    });
+    if !subagents.is_empty() {
+        document["subagent_trajectories"] = Value::Array(subagents);
+    }
+    document
+}
+
+/// A step per user or system message and per answer (with its calls, their results as its
+/// observation, and its ledger row's figures as its metrics).
+fn steps(
+    messages: &[&StoredMessage],
+    calls: &HashMap<i64, &crate::store::ModelCallRecord>,
+    results: &HashMap<&str, &StoredMessage>,
+    totals: &mut Totals,
+) -> Vec<Value> {
     let mut steps: Vec<Value> = Vec::new();
-    let mut models: HashMap<&str, usize> = HashMap::new();
-    let (mut prompt, mut completion, mut cached) = (0u64, 0u64, 0u64);
-    for message in view.messages.iter().filter(|m| m.created_by.is_none() && !m.summary && !m.off_view) {
+    for message in messages {
         let mut step = Map::new();
         step.insert("step_id".into(), json!(steps.len() + 1));
         if !message.created_at.is_empty() {
@@ -75,9 +154,10 @@ pub fn trajectory(view: &StoredView) -> Value {
                     }
                 }
                 if let Some(call) = calls.get(&message.seq) {
+                    step.insert("llm_call_count".into(), json!(1));
                     if !call.model.is_empty() {
                         step.insert("model_name".into(), json!(call.model));
-                        *models.entry(call.model.as_str()).or_default() += 1;
+                        *totals.models.entry(call.model.clone()).or_default() += 1;
                     }
                     let mut metrics = Map::new();
                     for (key, value) in [
@@ -92,9 +172,9 @@ pub fn trajectory(view: &StoredView) -> Value {
                     if let Some(written) = call.cache_write_tokens {
                         metrics.insert("extra".into(), json!({"cache_creation_input_tokens": written}));
                     }
-                    prompt += call.prompt_tokens.unwrap_or(0);
-                    completion += call.completion_tokens.unwrap_or(0);
-                    cached += call.cached_tokens.unwrap_or(0);
+                    totals.prompt += call.prompt_tokens.unwrap_or(0);
+                    totals.completion += call.completion_tokens.unwrap_or(0);
+                    totals.cached += call.cached_tokens.unwrap_or(0);
                     if !metrics.is_empty() {
                         step.insert("metrics".into(), Value::Object(metrics));
                     }
@@ -103,34 +183,7 @@ pub fn trajectory(view: &StoredView) -> Value {
         }
         steps.push(Value::Object(step));
     }
-    let model = models.into_iter().max_by_key(|(_, n)| *n).map(|(m, _)| m.to_string());
-    let session = &view.session;
-    let agent_name = session.source.map_or("alisio", |s| s.as_str());
-    let mut agent = json!({"name": agent_name, "version": agent_version(session.source)});
-    if let Some(model) = model {
-        agent["model_name"] = json!(model);
-    }
-    let compactions: Vec<Value> = view
-        .compactions
-        .iter()
-        .map(|c| {
-            json!({"id": c.record.id, "kind": c.record.kind, "reason": c.record.reason, "status": c.record.status,
-                   "summarizedSeqs": c.summarized_seqs, "checkpoint": c.record.checkpoint, "trigger": c.record.trigger})
-        })
-        .collect();
-    json!({
-        "schema_version": SCHEMA_VERSION,
-        "session_id": session.id,
-        "agent": agent,
-        "steps": steps,
-        "final_metrics": {
-            "total_prompt_tokens": prompt,
-            "total_completion_tokens": completion,
-            "total_cached_tokens": cached,
-            "total_steps": steps.len(),
-        },
-        "extra": {"alisio": {"title": session.title, "workspace": session.workspace, "compactions": compactions}},
-    })
+    steps
 }
 
 /// The version an ATIF producer must name: Alisio's own for its sessions; an imported session's

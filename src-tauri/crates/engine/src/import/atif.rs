@@ -1,6 +1,9 @@
-//! ATIF trajectories (`trajectory.json`, Harbor RFC 0001; what `sessions export --format atif`
-//! writes): one JSON document of steps — user and system messages, agent answers with their tool
-//! calls, the observation of each call's result, the answer's metrics as a ledger row.
+//! ATIF trajectories (`trajectory.json`, Harbor RFC 0001, v1.0 to v1.7; what `sessions export
+//! --format atif` writes): one JSON document of steps — user and system messages, agent answers
+//! with their tool calls, the observation of each call's result, the answer's metrics as a ledger
+//! row. Multimodal content (v1.6) is read as its text with each image named in place; subagent
+//! trajectories embedded in the document (v1.7) are kept apart from the model view, like Claude
+//! Code's sidechains; an agent step that made no model call (`llm_call_count: 0`) has no ledger row.
 
 use serde_json::{json, Value};
 
@@ -16,39 +19,92 @@ pub fn looks_like(head: &[u8]) -> bool {
     head.contains("\"schema_version\"") && head.contains("\"ATIF-v")
 }
 
-/// The trajectory's session id and whether it is one (`schema_version` ATIF-…, `steps` a list).
+/// The trajectory's identity and whether it is one (`schema_version` ATIF-…, `steps` a list): its
+/// `session_id`, or since v1.7, where that is left out, its `trajectory_id`.
 pub fn identity(document: &Value) -> Option<&str> {
     let version = str_at(document, "/schema_version")?;
     (version.starts_with("ATIF-v") && document.get("steps").is_some_and(Value::is_array))
-        .then(|| str_at(document, "/session_id"))
+        .then(|| str_at(document, "/session_id").or_else(|| str_at(document, "/trajectory_id")))
         .flatten()
 }
 
-/// Every step of `document` through `sink`; returns how many steps could not be read.
+/// A step's message or an observation's content as text: a string as it is; content parts (v1.6)
+/// joined, each image or other non-text part named by its kind and where it is kept.
+pub fn text_of(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .map(|part| match str_at(part, "/type") {
+                Some("text") => str_at(part, "/text").unwrap_or_default().to_string(),
+                kind => {
+                    let media = str_at(part, "/source/media_type").unwrap_or("unknown type");
+                    let path = str_at(part, "/source/path").unwrap_or("not kept");
+                    format!("[{}: {media}, {path}]", kind.unwrap_or("part"))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Every step of `document` through `sink`, then the steps of each subagent trajectory embedded in
+/// it (v1.7 `subagent_trajectories`), kept off the model view; returns the steps not read.
 pub fn replay(sink: &mut Sink<'_, '_>, document: &Value) -> Result<Vec<(u64, String)>> {
+    let mut skipped = replay_steps(sink, document, None)?;
+    for sub in document.get("subagent_trajectories").and_then(Value::as_array).into_iter().flatten() {
+        // The agent id the producer gave (Alisio writes Claude Code's), else the document's own.
+        let id = str_at(sub, "/agent/extra/agentId")
+            .or_else(|| str_at(sub, "/trajectory_id"))
+            .or_else(|| str_at(sub, "/session_id"))
+            .unwrap_or("subagent");
+        skipped.extend(replay_steps(sink, sub, Some(id))?);
+    }
+    Ok(skipped)
+}
+
+/// The steps of one trajectory; `subagent` names an embedded subagent's trajectory, whose records
+/// are kept apart (off the view, no title, no system prompt, no ledger rows of the main agent).
+fn replay_steps(sink: &mut Sink<'_, '_>, document: &Value, subagent: Option<&str>) -> Result<Vec<(u64, String)>> {
     let default_model = str_at(document, "/agent/model_name").unwrap_or_default().to_string();
     let mut skipped = Vec::new();
-    let mut titled = false;
-    let mut first = true;
+    let mut titled = subagent.is_some();
+    let mut first = subagent.is_none();
+    let apart = |mut record: Record| {
+        if let Some(id) = subagent {
+            record.off_view = true;
+            record = record.meta("sidechain", json!(true)).meta("agentId", json!(id));
+        }
+        record
+    };
     for step in document["steps"].as_array().into_iter().flatten() {
         let at = str_at(step, "/timestamp").unwrap_or_default().to_string();
-        let message = str_at(step, "/message").unwrap_or_default().to_string();
-        let id = step.get("step_id").map(Value::to_string);
+        let message = text_of(step.get("message"));
+        let id = step.get("step_id").map(|n| match subagent {
+            Some(sub) => format!("{sub}/{n}"),
+            None => n.to_string(),
+        });
+        let copied = step.get("is_copied_context").and_then(Value::as_bool) == Some(true);
+        let record = |role: Role, text: String| {
+            apart(Record::new(role, text, &at).id(id.as_deref()))
+                .meta("copiedContext", if copied { json!(true) } else { Value::Null })
+        };
         match str_at(step, "/source") {
             Some("system") if first => sink.set_system_prompt(&message)?,
             Some("system") => {
-                sink.push(Record::new(Role::System, message, &at).id(id.as_deref()))?;
+                sink.push(record(Role::System, message))?;
             }
             Some("user") => {
                 if !titled && !message.trim().is_empty() {
                     sink.set_title(&title_of(&message))?;
                     titled = true;
                 }
-                sink.push(Record::new(Role::User, message, &at).id(id.as_deref()))?;
+                sink.push(record(Role::User, message))?;
             }
             Some("agent") => {
                 let request = sink.state.snapshot();
-                let mut answer = Record::new(Role::Assistant, message, &at).id(id.as_deref());
+                let mut answer = record(Role::Assistant, message);
                 if let Some(reasoning) = str_at(step, "/reasoning_content") {
                     answer = answer.meta("reasoning", json!(reasoning));
                 }
@@ -71,11 +127,20 @@ pub fn replay(sink: &mut Sink<'_, '_>, document: &Value) -> Result<Vec<(u64, Str
                     .collect();
                 let seq = sink.push(answer)?;
                 for result in step.pointer("/observation/results").and_then(Value::as_array).into_iter().flatten() {
-                    let mut observed = Record::new(Role::Tool, str_at(result, "/content").unwrap_or_default(), &at);
+                    let mut observed = apart(Record::new(Role::Tool, text_of(result.get("content")), &at))
+                        .meta("subagentRefs", result.get("subagent_trajectory_ref").cloned().unwrap_or_default());
+                    if let Some(Value::Object(extra)) = result.get("extra") {
+                        for (key, value) in extra {
+                            observed = observed.meta(key, value.clone());
+                        }
+                    }
                     observed.tool_call_id = str_at(result, "/source_call_id").map(str::to_string);
                     sink.push(observed)?;
                 }
-                if let Some(metrics) = step.get("metrics").filter(|m| m.is_object()) {
+                // A step with no model call behind it (v1.7 deterministic dispatch) has no ledger
+                // row; nor has a subagent's step (its calls are not the main agent's requests).
+                let called = step.get("llm_call_count").and_then(Value::as_u64) != Some(0) && subagent.is_none();
+                if let Some(metrics) = step.get("metrics").filter(|m| m.is_object() && called) {
                     let n = |key: &str| metrics.get(key).and_then(Value::as_u64);
                     sink.model_call(
                         &request,
