@@ -15,8 +15,16 @@ const shots = process.env.ALISIO_SCREENSHOTS;
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "alisio-e2e-"));
 // A Codex CLI home the window follows: a real rollout, written in two steps by the import test.
 const codexHome = path.join(home, "codex");
-// Qwen Code's sessions as its real CLI wrote them, in the location the window follows.
+// Qwen Code's sessions as its real CLI wrote them, in the location the window follows; the other
+// new agents' likewise, each where its environment variable points.
 const qwenHome = path.join(home, "qwen");
+const agentHomes = {
+  PI_CODING_AGENT_DIR: ["pi/home/.pi/agent", "pi-agent"],
+  COPILOT_HOME: ["copilot/home/.copilot", "copilot"],
+  GEMINI_CLI_HOME: ["gemini/home", "gemini-home"],
+  CLINE_DIR: ["cline/home/.cline", "cline"],
+};
+const agentEnv = Object.fromEntries(Object.entries(agentHomes).map(([name, [, dir]]) => [name, path.join(home, dir)]));
 const rollout = path.join(root, "tests/fixtures/import/codex/2026/11/30/rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl");
 const rolloutLines = fs.readFileSync(rollout, "utf8").trimEnd().split("\n");
 const followed = path.join(codexHome, "sessions/2026/11/30", path.basename(rollout));
@@ -76,10 +84,13 @@ before(async () => {
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
   // Up to just after the manual compaction; turn 6 is appended while the window shows it.
   fs.cpSync(path.join(root, "tests/fixtures/agents/qwen/home/.qwen"), qwenHome, { recursive: true });
+  for (const [name, [fixture]] of Object.entries(agentHomes)) {
+    fs.cpSync(path.join(root, "tests/fixtures/agents", fixture), agentEnv[name], { recursive: true });
+  }
   fs.mkdirSync(path.dirname(followed), { recursive: true });
   fs.writeFileSync(followed, rolloutLines.slice(0, 87).join("\n") + "\n");
   tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4444"], {
-    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, QWEN_HOME: qwenHome, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
+    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, QWEN_HOME: qwenHome, ...agentEnv, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
     stdio: ["ignore", "inherit", "inherit"],
   });
   driver = await Driver.connect("http://127.0.0.1:4444", app);
@@ -328,9 +339,12 @@ test("an imported Codex session: source badge, read-only, reconstructed view, it
 async function importFlow() {
   // The window follows the default locations: the rollout is there without asking.
   await driver.waitFor("[data-testid=source-location]", { text: "codex: 1 session", timeoutMs: 30_000 });
+  // Among every agent's sessions, found by its agent's filter.
+  await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = 'codex'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   const item = await driver.waitFor("[data-testid=session-item]", { text: "DO exec_command", timeoutMs: 30_000 });
   await driver.click(item);
   await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "codex" });
+  await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = ''; s.dispatchEvent(new Event('change', { bubbles: true }));");
   await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
   await driver.waitFor("[data-testid=stored-view] [data-testid=checkpoint-card]", { text: "Another language model" });
   assert.equal(await driver.execute("return document.querySelector('[data-testid=composer]').disabled"), true, "run is refused");
@@ -423,12 +437,17 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   await driver.waitFor("[data-testid=library] [data-testid=library-count]", { text: `${sessions.length} sessions` });
   const groups = () => driver.execute("return [...document.querySelectorAll('[data-testid=library-group] .group-label')].map((g) => g.textContent)");
   await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'project'; s.dispatchEvent(new Event('change', { bubbles: true }));");
-  assert.deepEqual(new Set(await groups()), projects, "one group per project");
+  // Groups out of view are not in the page (the list is virtualized): those shown are projects,
+  // and there are as many as projects.
+  assert.ok((await groups()).every((g) => projects.has(g)), "each group is a project");
+  assert.equal(Number(await driver.execute("return document.querySelector('[data-testid=library-count]').dataset.groups")), projects.size, "one group per project");
   await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'agent'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   const agents = new Set(sessions.map((s) => s.source ?? "alisio"));
-  assert.ok(agents.has("qwen-code"), "Qwen Code's sessions, followed from their default location, are in the library");
-  await driver.waitFor("[data-testid=library-group]", { text: "codex" });
-  assert.deepEqual(new Set(await groups()), agents, "one group per agent");
+  for (const agent of ["qwen-code", "pi", "copilot-cli", "gemini-cli", "cline"]) {
+    assert.ok(agents.has(agent), `${agent}'s sessions, followed from their default location, are in the library`);
+  }
+  await driver.waitFor(`[data-testid=library-count][data-groups="${agents.size}"]`);
+  assert.ok((await groups()).every((g) => agents.has(g)), "each group is an agent");
   await shot("library");
   // Only Codex: the count says so, and its session opens from the list.
   await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = 'codex'; s.dispatchEvent(new Event('change', { bubbles: true }));");
@@ -440,6 +459,14 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   await driver.click(await driver.waitFor("[data-testid=library-group]", { text: "codex" }));
   assert.equal(await driver.execute("return document.querySelectorAll('[data-testid=session-item]').length"), 0);
   await driver.click(await driver.waitFor("[data-testid=library-group]", { text: "codex" }));
+  // Each new agent: its filter counts its sessions, and one opens with its own badge, read-only.
+  for (const agent of ["pi", "copilot-cli", "gemini-cli", "cline"]) {
+    await driver.execute(`const s = document.querySelector('[data-testid=library-agent]'); s.value = '${agent}'; s.dispatchEvent(new Event('change', { bubbles: true }));`);
+    const count = sessions.filter((s) => s.source === agent).length;
+    await driver.waitFor("[data-testid=library-count]", { text: `${count} of ${sessions.length} sessions` });
+    await driver.click(await driver.waitFor("[data-testid=session-item]"));
+    await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: agent });
+  }
   await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = ''; s.dispatchEvent(new Event('change', { bubbles: true }));");
   await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'project'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo" }));

@@ -13,6 +13,9 @@ export function VirtualList(props: {
   render: (index: number) => ComponentChildren;
   /** Scrolls so this row is at the top (a new object each time; index past the end = bottom). */
   scrollTo?: { index: number } | null;
+  /** Scrolls as little as needed to bring this row into view (none when it is already shown; a new
+   * object each time). */
+  reveal?: { index: number } | null;
   testId?: string;
   /** Called while the rows in view are near the first / last row (to page more in). */
   onNearStart?: () => void;
@@ -62,6 +65,15 @@ export function VirtualList(props: {
     const el = scroller.current;
     if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [prefix]);
+  const reveal = props.reveal;
+  useEffect(() => {
+    const el = scroller.current;
+    if (!reveal || reveal.index < 0 || reveal.index >= count || !el) return;
+    const [from, to] = [prefix[reveal.index], prefix[reveal.index + 1]];
+    if (from < el.scrollTop) el.scrollTop = from;
+    else if (to > el.scrollTop + el.clientHeight) el.scrollTop = to - el.clientHeight;
+    // Once per request: scrolling by hand afterwards is left alone.
+  }, [reveal]);
 
   // Rows added or dropped above (pages arriving or leaving) must not move what is on screen: the
   // first row in view is remembered with its offset and put back where it was.

@@ -138,6 +138,12 @@ function Library(props: { sessions: SessionSummary[]; query: string; selected: s
     props.onSelect(ids[next]);
   };
   const filtered = filters !== NO_LIBRARY_FILTERS;
+  // The session opened is brought into view: opened from search, Usage or the arrow keys, the list
+  // follows (once per opening; rows arriving later do not pull the list back).
+  const selectedRow = useMemo(
+    () => ({ index: props.selected ? rows.findIndex((r) => r.kind === "session" && r.session.id === props.selected) : -1 }),
+    [props.selected],
+  );
   return (
     <div class="library" onKeyDown={onKeyDown} data-testid="library">
       <div class="library-controls">
@@ -189,7 +195,7 @@ function Library(props: { sessions: SessionSummary[]; query: string; selected: s
           <input type="checkbox" checked={filters.hasCompactions} onChange={(e) => setFilters({ ...filters, hasCompactions: (e.target as HTMLInputElement).checked })} data-testid="library-compacted" />{" "}
           compacted
         </label>
-        <span class="muted small" data-testid="library-count">
+        <span class="muted small" data-testid="library-count" data-groups={rows.filter((r) => r.kind === "group").length}>
           {shown === props.sessions.length ? `${shown} sessions` : `${shown} of ${props.sessions.length} sessions`}
           {filtered && (
             <button class="link small" onClick={() => setFilters(NO_LIBRARY_FILTERS)}>
@@ -204,6 +210,7 @@ function Library(props: { sessions: SessionSummary[]; query: string; selected: s
         estimate={estimate}
         testId="sessions"
         recycle
+        reveal={selectedRow}
         render={(i) => <LibraryItem row={rows[i]} selected={props.selected} now={now} onSelect={props.onSelect} onToggle={toggle} />}
       />
     </div>
