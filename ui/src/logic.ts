@@ -470,6 +470,8 @@ export function agentName(source: string | null | undefined): string {
       return "Gemini CLI";
     case "cline":
       return "Cline";
+    case "roo-code":
+      return "Roo Code";
     case "atif":
       return "an ATIF trajectory";
     case "proxy":

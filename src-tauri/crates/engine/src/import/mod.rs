@@ -16,6 +16,7 @@ mod opencode;
 mod pi;
 mod qwen;
 mod sink;
+mod tasks;
 pub mod watch;
 
 use std::fs::File;
@@ -149,6 +150,7 @@ pub fn default_locations() -> Vec<SourceLocation> {
     let pi = env_dir("PI_CODING_AGENT_SESSION_DIR").unwrap_or_else(|| {
         env_dir("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent")).join("sessions")
     });
+    let cline_data = env_dir("CLINE_DIR").unwrap_or_else(|| home.join(".cline")).join("data");
     [
         (SourceKind::Codex, codex),
         (SourceKind::ClaudeCode, claude),
@@ -160,11 +162,38 @@ pub fn default_locations() -> Vec<SourceLocation> {
             env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")).join("session-state"),
         ),
         (SourceKind::GeminiCli, env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone()).join(".gemini").join("tmp")),
-        (SourceKind::Cline, env_dir("CLINE_DIR").unwrap_or_else(|| home.join(".cline")).join("data").join("sessions")),
+        (SourceKind::Cline, cline_data.join("sessions")),
+        (SourceKind::Cline, cline_data.join("tasks")),
     ]
     .into_iter()
+    .chain(extension_tasks(&home))
     .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
     .collect()
+}
+
+/// The task folders of the Cline and Roo Code extensions in each VS Code build's global storage
+/// (`$XDG_CONFIG_HOME`, else `~/.config`, and macOS's `~/Library/Application Support`) that
+/// exists here, and Roo Code's CLI (`~/.vscode-mock/global-storage/tasks`).
+fn extension_tasks(home: &Path) -> Vec<(SourceKind, PathBuf)> {
+    let config = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let roots = [config.unwrap_or_else(|| home.join(".config")), home.join("Library/Application Support")];
+    let builds = ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
+    let mut out = vec![(SourceKind::RooCode, home.join(".vscode-mock/global-storage/tasks"))];
+    for root in &roots {
+        for build in builds {
+            let storage = root.join(build).join("User/globalStorage");
+            for (kind, extension) in
+                [(SourceKind::Cline, "saoudrizwan.claude-dev"), (SourceKind::RooCode, "rooveterinaryinc.roo-cline")]
+            {
+                let tasks = storage.join(extension).join("tasks");
+                // Only the builds installed here: the list stays short.
+                if tasks.is_dir() || (root == &roots[0] && build == "Code") {
+                    out.push((kind, tasks));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A default location with what it holds: the sessions found there and how many of that agent's
@@ -222,6 +251,13 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         // A corrupt or locked database is named as such, not taken for an unknown format.
         let conn = opencode::open(path).map_err(|e| std::io::Error::other(e.to_string()))?;
         return Ok(opencode::is_opencode(&conn).then_some(SourceKind::OpenCode));
+    }
+    if tasks::is_history(path) && head[..n].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        // An extension task's conversation (a JSON array): whose, by its folder.
+        let dir = path.parent().unwrap_or(path);
+        let roo = dir.join("history_item.json").is_file()
+            || ["roo-cline", ".vscode-mock"].iter().any(|m| dir.to_string_lossy().contains(m));
+        return Ok(Some(if roo { SourceKind::RooCode } else { SourceKind::Cline }));
     }
     if head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_none_or(|b| *b != b'{') {
         return Ok(None);
@@ -407,6 +443,9 @@ pub fn import_found(
         let result = match kind {
             SourceKind::OpenCode => import_opencode(store, &path, control),
             SourceKind::Atif => import_atif(store, &path, control).map(|s| vec![s]),
+            SourceKind::Cline | SourceKind::RooCode if tasks::is_history(&path) => {
+                import_task(store, &path, control).map(|s| vec![s])
+            }
             SourceKind::Cline => import_cline(store, &path, control).map(|s| vec![s]),
             _ => import_jsonl(store, kind, &path, control, &report).map(|s| vec![s]),
         };
@@ -919,6 +958,52 @@ fn import_cline(store: &Store, path: &Path, control: &Control<'_>) -> Result<Imp
     };
     import_whole(store, path, control, whole, |sink| {
         cline::replay(sink, &document, compaction.as_ref().map(|(c, _)| c))?;
+        Ok(Vec::new())
+    })
+}
+
+/// An extension's task folder (Cline, Roo Code), read whole: its conversation with the chat's
+/// records and the agent's own files beside it. A changed task is read again, the earlier reading
+/// kept as a superseded session.
+fn import_task(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
+    let read = |p: &Path| -> Result<Option<(Value, String)>> {
+        let Ok(file) = open_regular(p) else { return Ok(None) };
+        let meta = file.metadata().map_err(|e| Error::io(format!("cannot read {}", p.display()), e))?;
+        let value: Value = serde_json::from_reader(BufReader::new(file))
+            .map_err(|e| Error::Unreadable(format!("{} is not readable JSON: {e}", p.display())))?;
+        Ok(Some((value, format!("{}:{}", meta.len(), modified_ms(&meta)))))
+    };
+    let Some((Value::Array(history), stamp)) = read(path)? else {
+        return Err(Error::Unreadable(format!("{} is not a task's conversation (a JSON array)", path.display())));
+    };
+    let dir = path.parent().unwrap_or(path);
+    let source_id = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let (ui, ui_stamp) = match read(&dir.join("ui_messages.json")).ok().flatten() {
+        Some((Value::Array(ui), stamp)) => (ui, stamp),
+        _ => (Vec::new(), String::new()),
+    };
+    let json_of = |name: &str| read(&dir.join(name)).ok().flatten().map(|(v, _)| v).unwrap_or(Value::Null);
+    // Roo Code's own record of the task, else Cline's entry in its task list.
+    let mut item = json_of("history_item.json");
+    if item.is_null() {
+        let list = dir.parent().and_then(Path::parent).map(|data| data.join("state/taskHistory.json"));
+        if let Some(Some((Value::Array(tasks), _))) = list.map(|l| read(&l).ok().flatten()) {
+            item = tasks.into_iter().find(|t| str_at(t, "/id") == Some(source_id.as_str())).unwrap_or(Value::Null);
+        }
+    }
+    let task = tasks::Task { history, ui, item, context: json_of("context_history.json") };
+    let kind = task.agent(dir);
+    let (title, workspace, created_at) = (task.title(), task.workspace(), task.created_at());
+    let whole = Whole {
+        kind,
+        source_id: &source_id,
+        stamp: format!("{stamp}+{ui_stamp}"),
+        title: &title,
+        workspace: &workspace,
+        created_at: &created_at,
+    };
+    import_whole(store, path, control, whole, |sink| {
+        tasks::replay(sink, &task, kind)?;
         Ok(Vec::new())
     })
 }

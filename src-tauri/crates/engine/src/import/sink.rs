@@ -208,18 +208,35 @@ impl Sink<'_, '_> {
         self.insert(record, None, Some(compaction), false)
     }
 
+    /// Adds a message a compaction put into the view at `anchor` (read after the messages
+    /// anchored before it: a restated first prompt ahead of what the compaction kept).
+    pub fn restated_at(&mut self, compaction: i64, record: Record, anchor: i64) -> Result<i64> {
+        self.insert(record, Some(anchor), Some(compaction), false)
+    }
+
+    /// The seq a message must be anchored at to lead the view (just before the first live one).
+    pub fn lead_anchor(&self) -> Option<i64> {
+        self.state.live.iter().map(|l| l.seq).min().map(|s| s - 1)
+    }
+
     /// Adds compaction `id`'s checkpoint: with `lead`, first in the view (anchored just before the
     /// messages the compaction kept, so the stored view shows it where the model reads it);
     /// otherwise at the end, where the source wrote it.
     pub fn checkpoint(&mut self, id: i64, record: Record, lead: bool) -> Result<i64> {
+        let anchor = if lead { self.lead_anchor() } else { None };
+        self.checkpoint_at(id, record, anchor)
+    }
+
+    /// Adds compaction `id`'s checkpoint read right after the messages anchored at `anchor` (at
+    /// the end with none): Roo Code's truncation marker, sent right after the first prompt.
+    pub fn checkpoint_at(&mut self, id: i64, record: Record, anchor: Option<i64>) -> Result<i64> {
         let text = record.content.clone();
-        let first_kept = if lead { self.state.live.iter().map(|l| l.seq).min() } else { None };
-        let anchor = first_kept.map(|s| s - 1);
         let seq = self.insert(record, anchor, Some(id), true)?;
-        if anchor.is_some() {
-            // The checkpoint leads the view: it was pushed last, it is read first.
+        if let Some(anchor) = anchor {
+            // Pushed last, read where its anchor puts it.
             if let Some(entry) = self.state.live.pop() {
-                self.state.live.insert(0, entry);
+                let at = self.state.live.iter().position(|l| l.seq > anchor).unwrap_or(self.state.live.len());
+                self.state.live.insert(at, entry);
             }
         }
         let after = self.state.live_chars();

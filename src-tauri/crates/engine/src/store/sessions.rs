@@ -38,6 +38,9 @@ pub enum SourceKind {
     #[serde(rename = "cline")]
     #[strum(serialize = "cline")]
     Cline,
+    #[serde(rename = "roo-code")]
+    #[strum(serialize = "roo-code")]
+    RooCode,
     /// An ATIF trajectory (`trajectory.json`), whoever wrote it.
     #[serde(rename = "atif")]
     #[strum(serialize = "atif")]
