@@ -510,6 +510,14 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
     {
         copy_tree(&fixtures(agent).join("home").join(dot), &home.path().join(dot));
     }
+    // Cline's task folders beside its 3.x sessions; Roo Code's CLI storage.
+    for sub in ["tasks", "state"] {
+        copy_tree(
+            &fixtures("cline-tasks").join("home/.cline/data").join(sub),
+            &home.path().join(".cline/data").join(sub),
+        );
+    }
+    copy_tree(&fixtures("roo").join("home/.vscode-mock"), &home.path().join(".vscode-mock"));
     // Each session file written up to its middle, as by an agent still running.
     let mut rest = Vec::new();
     for (dir, ending) in [(".qwen", ".jsonl"), (".pi", ".jsonl"), (".copilot", "events.jsonl"), (".gemini", ".jsonl")] {
@@ -533,6 +541,8 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
         "GEMINI_CLI_HOME",
         "CODEX_HOME",
         "XDG_DATA_HOME",
+        "XDG_CONFIG_HOME",
+        "CLINE_DIR",
     ] {
         h.env.push((name.into(), String::new()));
     }
@@ -550,7 +560,7 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
             std::thread::sleep(std::time::Duration::from_millis(200));
         }
     };
-    wait(&|(sources, _)| sources == 5, "read the five agents' default locations");
+    wait(&|(sources, _)| sources == 6, "read the six agents' default locations");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let halfway = count().1;
     for (file, tail) in &rest {
@@ -560,9 +570,15 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
     // As many messages as a one-shot import of the complete files holds.
     let whole = Harness::new(vec![]).await;
     let mut expected = 0;
-    for (agent, dot) in
-        [("qwen", ".qwen"), ("pi", ".pi"), ("copilot", ".copilot"), ("gemini", ".gemini"), ("cline", ".cline")]
-    {
+    for (agent, dot) in [
+        ("qwen", ".qwen"),
+        ("pi", ".pi"),
+        ("copilot", ".copilot"),
+        ("gemini", ".gemini"),
+        ("cline", ".cline"),
+        ("cline-tasks", ".cline"),
+        ("roo", ".vscode-mock"),
+    ] {
         let dir = fixtures(agent).join("home").join(dot);
         let doc = whole.alisio(&["import", dir.to_str().unwrap(), "--json"]).await.assert_ok().json();
         expected += doc["imported"].as_array().unwrap().iter().map(|s| s["messages"].as_i64().unwrap()).sum::<i64>();
@@ -577,7 +593,10 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
     let again = h.alisio(&["import", "--json"]).await.assert_ok().json();
     let sources: std::collections::BTreeSet<&str> =
         again["imported"].as_array().unwrap().iter().map(|s| s["source"].as_str().unwrap()).collect();
-    assert_eq!(sources.into_iter().collect::<Vec<_>>(), ["cline", "copilot-cli", "gemini-cli", "pi", "qwen-code"]);
+    assert_eq!(
+        sources.into_iter().collect::<Vec<_>>(),
+        ["cline", "copilot-cli", "gemini-cli", "pi", "qwen-code", "roo-code"]
+    );
     assert_eq!(count().1, expected);
 }
 
@@ -622,4 +641,113 @@ async fn cline_sessions_import_with_their_latest_compaction_and_every_chat_call(
     let view = model_view(&h, auto["id"].as_str().unwrap()).await;
     let last = received.last().unwrap()["body"]["messages"].as_array().unwrap();
     assert_eq!(shape(&view[..last.len() - 1]), shape(&last[1..]));
+}
+
+/// A request message as (role, text blocks joined as the importers join them, call ids, the id
+/// of the call it answers).
+fn sent_shape(messages: &[Value]) -> Vec<(String, String, Vec<String>, Option<String>)> {
+    messages
+        .iter()
+        .map(|m| {
+            let text = match &m["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n\n"),
+                _ => String::new(),
+            };
+            let ids = m["tool_calls"].as_array().into_iter().flatten();
+            let ids = ids.map(|c| c["id"].as_str().unwrap().to_string()).collect();
+            (m["role"].as_str().unwrap().to_string(), text, ids, m["tool_call_id"].as_str().map(str::to_string))
+        })
+        .collect()
+}
+
+/// Imports an extension's task folders and checks every ledger row against the request the
+/// server received for it, in order (tasks by their start): an answer's row rebuilds the request
+/// as sent but for the system prompt; a summarizer's row stands for the summarizer's request.
+/// Returns each session (by start) with its compactions' reasons and its turn rows' prompt tokens.
+async fn tasks_against_requests(agent: &str, dir: &str, source: &str) -> Vec<(Value, Vec<String>, u64)> {
+    let h = Harness::new(vec![]).await;
+    let home = fixtures(agent).join(dir);
+    let doc = h.alisio(&["import", home.to_str().unwrap(), "--json"]).await.assert_ok().json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    let mut sessions = Vec::new();
+    for session in doc["imported"].as_array().unwrap() {
+        assert_eq!(session["source"], source, "{session:#}");
+        let shown = h.alisio(&["sessions", "show", session["id"].as_str().unwrap(), "--json"]).await.json();
+        sessions.push((shown["session"]["createdAt"].as_str().unwrap().to_string(), session.clone(), shown));
+    }
+    sessions.sort_by(|a, b| a.0.cmp(&b.0));
+    let received = requests(agent);
+    let mut next = 0;
+    let mut out = Vec::new();
+    for (_, session, shown) in sessions {
+        let id = session["id"].as_str().unwrap();
+        let calls = h.alisio(&["calls", "list", id, "--json"]).await.assert_ok().json();
+        let mut prompt = 0;
+        for call in calls.as_array().unwrap() {
+            let body = &received[next]["body"];
+            next += 1;
+            let n = call["n"].to_string();
+            let detail = h.alisio(&["calls", "show", id, &n, "--json"]).await.assert_ok().json();
+            assert_eq!(detail["requestSource"], "reconstructed");
+            if call["purpose"] == "compaction" {
+                assert!(text_of(&body["messages"][0]).contains("summariz"), "request {next} is a summarizer's");
+                continue;
+            }
+            prompt += call["promptTokens"].as_u64().unwrap();
+            let rebuilt: Vec<Value> = detail["request"]["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] != "system")
+                .cloned()
+                .collect();
+            let sent = body["messages"].as_array().unwrap();
+            assert_eq!(sent[0]["role"], "system");
+            assert_eq!(sent_shape(&rebuilt), sent_shape(&sent[1..]), "{agent} request {next} ({id} call {n})");
+            // The system prompt is not in the task's files: said so, with its size estimated.
+            assert!(detail["missing"].as_array().unwrap().iter().any(|m| m["part"] == "system"), "{detail:#}");
+        }
+        let reasons =
+            shown["compactions"].as_array().unwrap().iter().map(|c| c["reason"].as_str().unwrap().to_string());
+        out.push((session, reasons.collect(), prompt));
+    }
+    assert_eq!(next, received.len(), "one ledger row per request the server received");
+    out
+}
+
+#[tokio::test]
+async fn cline_task_folders_import_with_each_request_as_sent_through_truncations_and_condenses() {
+    let tasks = tasks_against_requests("cline-tasks", "home/.cline/data", "cline").await;
+    let list: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(fixtures("cline-tasks").join("home/.cline/data/state/taskHistory.json")).unwrap(),
+    )
+    .unwrap();
+    let reasons: Vec<Vec<String>> = tasks.iter().map(|(_, r, _)| r.clone()).collect();
+    let s = |v: &[&str]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    // /smol; four truncations; none; one truncation; the model's summarize_task.
+    assert_eq!(reasons, [s(&["manual"]), s(&["budget"; 4]), s(&[]), s(&["budget"]), s(&["auto"])]);
+    for (session, _, prompt) in &tasks {
+        // The agent's own totals: every answer's prompt tokens, each counted once.
+        let item = list.iter().find(|t| session["sourceId"] == t["id"]).unwrap();
+        assert_eq!(*prompt, item["tokensIn"].as_u64().unwrap(), "{}", session["title"]);
+        assert!(item["task"].as_str().unwrap().starts_with(session["title"].as_str().unwrap().trim_end_matches('…')));
+    }
+}
+
+#[tokio::test]
+async fn roo_code_task_folders_import_with_each_request_as_sent_through_condenses_and_truncation_markers() {
+    let tasks = tasks_against_requests("roo", "home/.vscode-mock", "roo-code").await;
+    let reasons: Vec<Vec<String>> = tasks.iter().map(|(_, r, _)| r.clone()).collect();
+    let s = |v: &[&str]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    assert_eq!(reasons, [s(&[]), s(&["auto", "auto"]), s(&["budget"; 6])]);
+    let storage = fixtures("roo").join("home/.vscode-mock/global-storage/tasks");
+    for (session, _, prompt) in &tasks {
+        let item: Value = serde_json::from_str(
+            &std::fs::read_to_string(storage.join(session["sourceId"].as_str().unwrap()).join("history_item.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(*prompt, item["tokensIn"].as_u64().unwrap(), "{}", session["title"]);
+    }
 }
