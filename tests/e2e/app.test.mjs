@@ -87,6 +87,10 @@ before(async () => {
   for (const [name, [fixture]] of Object.entries(agentHomes)) {
     fs.cpSync(path.join(root, "tests/fixtures/agents", fixture), agentEnv[name], { recursive: true });
   }
+  // Cline's extension task folders beside its 3.x sessions.
+  for (const sub of ["tasks", "state"]) {
+    fs.cpSync(path.join(root, "tests/fixtures/agents/cline-tasks/home/.cline/data", sub), path.join(agentEnv.CLINE_DIR, "data", sub), { recursive: true });
+  }
   fs.mkdirSync(path.dirname(followed), { recursive: true });
   fs.writeFileSync(followed, rolloutLines.slice(0, 87).join("\n") + "\n");
   tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4444"], {
