@@ -450,6 +450,9 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   for (const agent of ["qwen-code", "pi", "copilot-cli", "gemini-cli", "cline"]) {
     assert.ok(agents.has(agent), `${agent}'s sessions, followed from their default location, are in the library`);
   }
+  // Each of Cline's two locations (3.x sessions, extension task folders) counts its own sessions.
+  await driver.waitFor("[data-testid=source-location]", { text: "cline: 2 sessions · 2 imported" });
+  await driver.waitFor("[data-testid=source-location]", { text: "cline: 5 sessions · 5 imported" });
   await driver.waitFor(`[data-testid=library-count][data-groups="${agents.size}"]`);
   assert.ok((await groups()).every((g) => agents.has(g)), "each group is an agent");
   await shot("library");

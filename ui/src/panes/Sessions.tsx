@@ -87,7 +87,7 @@ export function SessionsPane(props: {
               {s.source}: {s.sessions} session{s.sessions === 1 ? "" : "s"} · {s.imported} imported
             </button>
           ))}
-        {!sources.some((s) => s.exists) && <div class="muted small">No Codex, Claude Code or OpenCode sessions in their default places.</div>}
+        {!sources.some((s) => s.exists) && <div class="muted small">No agent sessions in their default places.</div>}
         <button class="secondary" onClick={() => props.onImport()} data-testid="open-import" title="Ctrl+I">
           Import…
         </button>

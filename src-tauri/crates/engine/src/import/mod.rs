@@ -16,7 +16,7 @@ mod opencode;
 mod pi;
 mod qwen;
 mod sink;
-mod tasks;
+pub(crate) mod tasks;
 pub mod watch;
 
 use std::fs::File;
@@ -222,7 +222,7 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
                 };
             }
         }
-        let imported = imported::count_from(store, location.source)?;
+        let imported = imported::count_from(store, location.source, &location.path)?;
         out.push(SourceSummary { location, sessions, imported });
     }
     Ok(out)

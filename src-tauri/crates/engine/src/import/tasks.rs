@@ -384,7 +384,8 @@ impl Replay<'_> {
     fn cline_range(&mut self, sink: &mut Sink<'_, '_>, event: &RangeEvent, restated: &[i64]) -> Result<Vec<i64>> {
         let (start, end) = event.range;
         let mut hidden: HashSet<i64> = restated.iter().copied().collect();
-        for index in (0..2).chain(start..=end) {
+        // (A range past the history's end — a hostile or stale file — stops at its end.)
+        for index in (0..2).chain(start..=end.min(self.task.history.len())) {
             hidden.extend(self.seqs.get(index).into_iter().flatten());
         }
         let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !hidden.contains(s)).collect();
@@ -440,7 +441,7 @@ impl Replay<'_> {
                     .flatten()
                     .filter(|u| u[0].as_i64().is_some_and(|t| t <= ts))
                     .filter_map(|u| u[2][0].as_str())
-                    .last();
+                    .next_back();
                 if let (Some(text), Some(target)) = (newest, message.pointer_mut(&format!("/content/{b}"))) {
                     if target.get("text").is_some() {
                         target["text"] = json!(text);

@@ -591,3 +591,45 @@ fn the_new_agents_files_mangled_import_without_a_panic() {
         assert!(report.imported.len() + report.errors.len() + report.unknown.len() > 0, "seed {seed}: {report:?}");
     }
 }
+
+/// Cline's and Roo Code's task folders mangled document by document (messages, chat records,
+/// rewrites, the task's record; keys dropped, types swapped), and a hidden range far past the
+/// history's end, still import without a panic or a runaway loop.
+#[test]
+fn extension_task_folders_mangled_import_without_a_panic() {
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/agents");
+    let mut tasks = Vec::new();
+    for root in ["cline-tasks/home/.cline/data/tasks", "roo/home/.vscode-mock/global-storage/tasks"] {
+        for entry in std::fs::read_dir(agents.join(root)).unwrap().flatten() {
+            if entry.path().join(super::tasks::HISTORY).is_file() {
+                tasks.push(entry.path());
+            }
+        }
+    }
+    assert_eq!(tasks.len(), 8, "{tasks:?}");
+    for seed in 1..=12u64 {
+        let mut m = Mangler(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let (dir, store) = store();
+        for (i, task) in tasks.iter().enumerate() {
+            let target = dir.path().join(format!("{i}")).join(task.file_name().unwrap());
+            std::fs::create_dir_all(&target).unwrap();
+            for entry in std::fs::read_dir(task).unwrap().flatten() {
+                let text = std::fs::read_to_string(entry.path()).unwrap();
+                let mut document: serde_json::Value = serde_json::from_str(&text).unwrap();
+                for _ in 0..6 {
+                    m.mangle(&mut document);
+                }
+                if seed % 3 == 0 {
+                    if let Some(ui) = document.as_array_mut().filter(|_| entry.file_name() == "ui_messages.json") {
+                        if let Some(first) = ui.first_mut().and_then(|u| u.as_object_mut()) {
+                            first.insert("conversationHistoryDeletedRange".into(), serde_json::json!([2, 1u64 << 60]));
+                        }
+                    }
+                }
+                std::fs::write(target.join(entry.file_name()), document.to_string()).unwrap();
+            }
+        }
+        let report = import(&store, &[dir.path().to_path_buf()]);
+        assert!(report.imported.len() + report.errors.len() + report.unknown.len() > 0, "seed {seed}: {report:?}");
+    }
+}

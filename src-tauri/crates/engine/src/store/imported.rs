@@ -405,7 +405,15 @@ pub fn counts(store: &Store, session: &str) -> Result<(String, u64, u64, u64)> {
     })
 }
 
-/// How many sessions of `source` the store holds.
-pub fn count_from(store: &Store, source: SourceKind) -> Result<u64> {
-    store.read(|c| Ok(c.query_row("SELECT count(*) FROM sessions WHERE source = ?1", params![source], |r| r.get(0))?))
+/// How many sessions of `source` the store holds that were read from `under` (a file or a folder).
+pub fn count_from(store: &Store, source: SourceKind, under: &str) -> Result<u64> {
+    // Sessions read from files under `under` (an agent may have several locations).
+    let prefix = format!("{}/", under.trim_end_matches('/'));
+    store.read(|c| {
+        Ok(c.query_row(
+            "SELECT count(*) FROM sessions WHERE source = ?1 AND (source_path = ?2 OR substr(source_path, 1, length(?3)) = ?3)",
+            params![source, under, prefix],
+            |r| r.get(0),
+        )?)
+    })
 }
