@@ -595,7 +595,7 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
         again["imported"].as_array().unwrap().iter().map(|s| s["source"].as_str().unwrap()).collect();
     assert_eq!(
         sources.into_iter().collect::<Vec<_>>(),
-        ["cline", "copilot-cli", "gemini-cli", "pi", "qwen-code", "roo-code"]
+        ["cline", "copilot-cli", "gemini-cli", "pi", "qwen-code", "roo"]
     );
     assert_eq!(count().1, expected);
 }
@@ -737,7 +737,7 @@ async fn cline_task_folders_import_with_each_request_as_sent_through_truncations
 
 #[tokio::test]
 async fn roo_code_task_folders_import_with_each_request_as_sent_through_condenses_and_truncation_markers() {
-    let tasks = tasks_against_requests("roo", "home/.vscode-mock", "roo-code").await;
+    let tasks = tasks_against_requests("roo", "home/.vscode-mock", "roo").await;
     let reasons: Vec<Vec<String>> = tasks.iter().map(|(_, r, _)| r.clone()).collect();
     let s = |v: &[&str]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>();
     assert_eq!(reasons, [s(&[]), s(&["auto", "auto"]), s(&["budget"; 6])]);

@@ -461,7 +461,7 @@ export type Skipped = { line: Position, reason: string, };
 
 export type Position = number | string;
 
-export type SourceKind = "codex" | "claude-code" | "opencode" | "qwen-code" | "pi" | "copilot-cli" | "gemini-cli" | "cline" | "roo-code" | "atif" | "proxy";
+export type SourceKind = "codex" | "claude-code" | "opencode" | "qwen-code" | "pi" | "copilot-cli" | "gemini-cli" | "cline" | "roo" | "atif" | "proxy";
 
 export type SourceSummary = { sessions: number, imported: number, source: SourceKind, path: string, exists: boolean, };
 

@@ -344,6 +344,7 @@ describe("exact and reconstructed requests", () => {
   it("names what the agent did not record, with its estimate", () => {
     expect(missingLabel({ part: "tools", estimatedTokens: 3200 }, "codex")).toBe("tools not recorded by Codex: ≈ 3,200 tokens");
     expect(missingLabel({ part: "system", estimatedTokens: 950 }, "opencode")).toBe("system prompt not recorded by OpenCode: ≈ 950 tokens");
+    expect(missingLabel({ part: "system", estimatedTokens: 3900 }, "roo")).toBe("system prompt not recorded by Roo Code: ≈ 3,900 tokens");
     expect(agentName(undefined)).toBe("the agent");
   });
 

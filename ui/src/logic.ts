@@ -470,7 +470,7 @@ export function agentName(source: string | null | undefined): string {
       return "Gemini CLI";
     case "cline":
       return "Cline";
-    case "roo-code":
+    case "roo":
       return "Roo Code";
     case "atif":
       return "an ATIF trajectory";

@@ -38,8 +38,8 @@ pub enum SourceKind {
     #[serde(rename = "cline")]
     #[strum(serialize = "cline")]
     Cline,
-    #[serde(rename = "roo-code")]
-    #[strum(serialize = "roo-code")]
+    #[serde(rename = "roo")]
+    #[strum(serialize = "roo")]
     RooCode,
     /// An ATIF trajectory (`trajectory.json`), whoever wrote it.
     #[serde(rename = "atif")]
