@@ -212,6 +212,22 @@ async fn copilot_cli_sessions_import_with_every_call_and_the_summary_message_it_
     let shown = h.alisio(&["sessions", "show", manual["id"].as_str().unwrap(), "--json"]).await.json();
     assert_eq!(shown["compactions"][0]["trigger"]["kind"], "manual");
     assert_eq!(shown["compactions"][0]["trigger"]["promptTokens"], 11010);
+    // Its summarizer's request: the messages Copilot logged are the ones the server received
+    // (request 12, key for key); its tools and params, not logged, are listed as missing.
+    let list = h.alisio(&["calls", "list", manual["id"].as_str().unwrap(), "--json"]).await.json();
+    let summarizer = list.as_array().unwrap().iter().find(|c| c["purpose"] == "compaction").unwrap();
+    let n = summarizer["n"].to_string();
+    let detail = h.alisio(&["calls", "show", manual["id"].as_str().unwrap(), &n, "--json"]).await.assert_ok().json();
+    assert_eq!(detail["request"]["messages"], Value::Array(request(12)));
+    assert_eq!((detail["requestSource"].clone(), detail["exact"].clone()), ("reconstructed".into(), false.into()));
+    let missing: Vec<(&str, u64)> = detail["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["part"].as_str().unwrap(), m["estimatedTokens"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(missing[0], ("tools", 5698), "the size Copilot recorded for its tool definitions");
+    assert_eq!(missing[1].0, "params");
 
     // Automatic, in the background: the call and result made meanwhile stay after the summary.
     let auto = imported.iter().find(|s| s["id"] != manual["id"]).unwrap();

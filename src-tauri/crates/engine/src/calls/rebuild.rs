@@ -118,6 +118,28 @@ impl<'s> Rebuilder<'s> {
         // Rows an importer could only estimate (a compaction its agent did not log) carry what
         // the agent's last logged request held of each part.
         let reference = self.store.model_call_request_ref(call.id)?.unwrap_or(Value::Null);
+        // The agent logged the request's messages but not all of it (Copilot CLI's summarizer):
+        // those messages as sent, the rest listed as missing.
+        if let Some(logged) = reference.get("messages").filter(|m| m.is_array()) {
+            let mut body = Map::new();
+            if !call.model.is_empty() {
+                body.insert("model".into(), json!(call.model));
+            }
+            body.insert(key.into(), logged.clone());
+            let tools = reference.pointer("/estimates/tools").and_then(Value::as_u64).filter(|t| *t > 0);
+            let missing = tools
+                .map(|t| MissingPart { part: "tools".into(), estimated_tokens: t })
+                .into_iter()
+                .chain(missing_parts(source, None, 0, true).into_iter().filter(|m| m.part == "params"))
+                .collect();
+            return Ok(Rebuilt {
+                body: Value::Object(body),
+                response,
+                source: call.request_source,
+                missing,
+                omitted: Vec::new(),
+            });
+        }
         let omitted = reference["omitted"].as_array().into_iter().flatten().filter_map(Value::as_str);
         let omitted = omitted.map(str::to_string).collect();
         let missing = match reference.get("estimates") {

@@ -32,6 +32,10 @@ pub struct Copilot {
     pending: Option<(Snapshot, Value)>,
     /// A compaction under way: the request it summarized, and where the messages it keeps begin.
     compacting: Option<(Snapshot, i64)>,
+    /// The messages of the summarizer's request as Copilot logged them (`requestMessages` of a
+    /// manual compaction's `model.model_call_success`).
+    #[serde(default)]
+    logged: Option<Value>,
 }
 
 impl Copilot {
@@ -73,6 +77,10 @@ impl Copilot {
             }
             "session.compaction_start" => {
                 self.compacting = Some((sink.state.snapshot(), sink.state.next_seq));
+            }
+            "model.model_call_success" if self.compacting.is_some() => {
+                let logged = str_at(data, "/requestMessages").and_then(|m| serde_json::from_str::<Value>(m).ok());
+                self.logged = logged.filter(Value::is_array);
             }
             "session.compaction_complete" => return self.compaction(sink, data, &at),
             _ => {} // turn marks, shutdown/resume bookkeeping, the summarizer's model.* events
@@ -116,6 +124,7 @@ impl Copilot {
     fn compaction(&mut self, sink: &mut Sink<'_, '_>, data: &Value, at: &str) -> Result<Skip> {
         let applied = data.get("success").and_then(Value::as_bool) != Some(false)
             && str_at(data, "/outcome").is_none_or(|o| o == "applied");
+        let logged = self.logged.take();
         let Some(summary) = str_at(data, "/summaryContent").filter(|_| applied) else {
             self.compacting = None;
             return Ok(Skip::Yes("a compaction that was not applied".into()));
@@ -127,6 +136,11 @@ impl Copilot {
                 let model = str_at(used, "/model").unwrap_or_default().to_string();
                 let mut row = usage_row(used, Purpose::Compaction, model, None, at);
                 row.response = Some(json!({"text": summary}));
+                if let Some(messages) = logged {
+                    // Its messages as sent; its tools were not logged (only their size).
+                    let tools = data.get("toolDefinitionsTokens").and_then(Value::as_u64).unwrap_or(0);
+                    row.request_ref = Some(json!({"messages": messages, "estimates": {"tools": tools}}));
+                }
                 Some(sink.model_call(&request, row)?)
             }
             None => None,
