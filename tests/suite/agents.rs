@@ -534,6 +534,27 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
         );
     }
     copy_tree(&fixtures("roo").join("home/.vscode-mock"), &home.path().join(".vscode-mock"));
+    // A Cline task and a Roo Code task written up to their tenth message, as by an extension still
+    // running (each rewrites its files whole).
+    let mut rewrites = Vec::new();
+    for task in [
+        home.path().join(".cline/data/tasks/1796227972969"),
+        home.path().join(".vscode-mock/global-storage/tasks/5d77545f-7196-401c-907e-e41d0ca96701"),
+    ] {
+        let read = |name: &str| -> Vec<Value> {
+            serde_json::from_str(&std::fs::read_to_string(task.join(name)).unwrap()).unwrap()
+        };
+        let (history, ui) = (read("api_conversation_history.json"), read("ui_messages.json"));
+        let until = history[9]["ts"].as_i64().unwrap();
+        let early: Vec<&Value> = ui.iter().filter(|u| u["ts"].as_i64().unwrap() <= until).collect();
+        for (name, whole, part) in [
+            ("api_conversation_history.json", Value::from(history.clone()), serde_json::json!(history[..10])),
+            ("ui_messages.json", Value::from(ui.clone()), serde_json::json!(early)),
+        ] {
+            std::fs::write(task.join(name), part.to_string()).unwrap();
+            rewrites.push((task.join(name), whole.to_string()));
+        }
+    }
     // Each session file written up to its middle, as by an agent still running.
     let mut rest = Vec::new();
     for (dir, ending) in [(".qwen", ".jsonl"), (".pi", ".jsonl"), (".copilot", "events.jsonl"), (".gemini", ".jsonl")] {
@@ -567,7 +588,10 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
         let Ok(conn) = rusqlite::Connection::open_with_flags(h.db_path(), flags) else { return (0, 0) };
         let n = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_or(0);
-        (n("SELECT count(DISTINCT source) FROM sessions WHERE source IS NOT NULL"), n("SELECT count(*) FROM messages"))
+        // Messages of the sessions as last read (a rewritten task's earlier reading is superseded).
+        let live =
+            "SELECT count(*) FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE source_id IS NOT NULL)";
+        (n("SELECT count(DISTINCT source) FROM sessions WHERE source IS NOT NULL"), n(live))
     };
     let wait = |done: &dyn Fn((i64, i64)) -> bool, what: &str| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -582,6 +606,9 @@ async fn every_new_agent_is_read_from_its_default_location_and_followed_as_it_wr
     for (file, tail) in &rest {
         let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
         std::io::Write::write_all(&mut f, format!("{tail}\n").as_bytes()).unwrap();
+    }
+    for (file, whole) in &rewrites {
+        std::fs::write(file, whole).unwrap();
     }
     // As many messages as a one-shot import of the complete files holds.
     let whole = Harness::new(vec![]).await;
