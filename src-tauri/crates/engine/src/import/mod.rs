@@ -927,27 +927,29 @@ fn import_atif(store: &Store, path: &Path, control: &Control<'_>) -> Result<Impo
     })
 }
 
+/// A JSON document beside a session's file with its stamp (size and time), or `None` where there
+/// is no readable regular file.
+fn read_stamped(p: &Path) -> Result<Option<(Value, String)>> {
+    let Ok(file) = open_regular(p) else { return Ok(None) };
+    let meta = file.metadata().map_err(|e| Error::io(format!("cannot read {}", p.display()), e))?;
+    let value: Value = serde_json::from_reader(BufReader::new(file))
+        .map_err(|e| Error::Unreadable(format!("{} is not readable JSON: {e}", p.display())))?;
+    Ok(Some((value, format!("{}:{}", meta.len(), modified_ms(&meta)))))
+}
+
 /// A Cline session, read whole (its transcript is rewritten whole after each message): with its
 /// latest compaction and its row beside it. A changed transcript is read again, the earlier reading
 /// kept as a superseded session.
 fn import_cline(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
-    let unreadable = |e: std::io::Error| Error::io(format!("cannot read {}", path.display()), e);
-    let read = |p: &Path| -> Result<Option<(Value, String)>> {
-        let Ok(file) = open_regular(p) else { return Ok(None) };
-        let meta = file.metadata().map_err(unreadable)?;
-        let value: Value = serde_json::from_reader(BufReader::new(file))
-            .map_err(|e| Error::Unreadable(format!("{} is not readable JSON: {e}", p.display())))?;
-        Ok(Some((value, format!("{}:{}", meta.len(), modified_ms(&meta)))))
-    };
-    let Some((document, stamp)) = read(path)? else {
+    let Some((document, stamp)) = read_stamped(path)? else {
         return Err(Error::Unreadable(format!("cannot read {}", path.display())));
     };
     let Some(source_id) = cline::identity(&document) else {
         return Err(Error::Unreadable(format!("{} is not a Cline transcript", path.display())));
     };
     let sibling = |ending: &str| path.with_file_name(format!("{source_id}{ending}"));
-    let compaction = read(&sibling(".compaction.json"))?;
-    let row = read(&sibling(".json"))?.map(|(v, _)| v).unwrap_or(Value::Null);
+    let compaction = read_stamped(&sibling(".compaction.json"))?;
+    let row = read_stamped(&sibling(".json"))?.map(|(v, _)| v).unwrap_or(Value::Null);
     let whole = Whole {
         kind: SourceKind::Cline,
         source_id,
@@ -966,28 +968,21 @@ fn import_cline(store: &Store, path: &Path, control: &Control<'_>) -> Result<Imp
 /// records and the agent's own files beside it. A changed task is read again, the earlier reading
 /// kept as a superseded session.
 fn import_task(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
-    let read = |p: &Path| -> Result<Option<(Value, String)>> {
-        let Ok(file) = open_regular(p) else { return Ok(None) };
-        let meta = file.metadata().map_err(|e| Error::io(format!("cannot read {}", p.display()), e))?;
-        let value: Value = serde_json::from_reader(BufReader::new(file))
-            .map_err(|e| Error::Unreadable(format!("{} is not readable JSON: {e}", p.display())))?;
-        Ok(Some((value, format!("{}:{}", meta.len(), modified_ms(&meta)))))
-    };
-    let Some((Value::Array(history), stamp)) = read(path)? else {
+    let Some((Value::Array(history), stamp)) = read_stamped(path)? else {
         return Err(Error::Unreadable(format!("{} is not a task's conversation (a JSON array)", path.display())));
     };
     let dir = path.parent().unwrap_or(path);
     let source_id = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let (ui, ui_stamp) = match read(&dir.join("ui_messages.json")).ok().flatten() {
+    let (ui, ui_stamp) = match read_stamped(&dir.join("ui_messages.json")).ok().flatten() {
         Some((Value::Array(ui), stamp)) => (ui, stamp),
         _ => (Vec::new(), String::new()),
     };
-    let json_of = |name: &str| read(&dir.join(name)).ok().flatten().map(|(v, _)| v).unwrap_or(Value::Null);
+    let json_of = |name: &str| read_stamped(&dir.join(name)).ok().flatten().map(|(v, _)| v).unwrap_or(Value::Null);
     // Roo Code's own record of the task, else Cline's entry in its task list.
     let mut item = json_of("history_item.json");
     if item.is_null() {
         let list = dir.parent().and_then(Path::parent).map(|data| data.join("state/taskHistory.json"));
-        if let Some(Some((Value::Array(tasks), _))) = list.map(|l| read(&l).ok().flatten()) {
+        if let Some(Some((Value::Array(tasks), _))) = list.map(|l| read_stamped(&l).ok().flatten()) {
             item = tasks.into_iter().find(|t| str_at(t, "/id") == Some(source_id.as_str())).unwrap_or(Value::Null);
         }
     }
