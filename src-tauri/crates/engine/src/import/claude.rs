@@ -382,7 +382,7 @@ impl Claude {
                 CompactionReason::Manual => Some(TriggerKind::Manual),
                 _ => None,
             }
-            .map(|kind| Trigger { kind, prompt_tokens: pre_tokens, window: None, threshold: None });
+            .map(|kind| Trigger::measured(kind, pre_tokens));
             let call = self.summary_call(sink, at)?;
             self.summary_call = Some(call);
             self.boundary = Some(sink.compaction(reason, &keep, Some(call), fields, trigger, at)?);

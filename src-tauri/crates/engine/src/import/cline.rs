@@ -10,7 +10,7 @@ use super::str_at;
 use crate::error::Result;
 use crate::events::CompactionReason;
 use crate::store::{Purpose, WireApi};
-use crate::transcript::{Role, ToolCall};
+use crate::transcript::Role;
 
 /// Whether the head of a file is a Cline transcript (`<id>.messages.json`).
 pub fn looks_like(head: &[u8]) -> bool {
@@ -69,11 +69,7 @@ fn message_records(sink: &mut Sink<'_, '_>, message: &Value, titled: &mut bool) 
                 match str_at(block, "/type") {
                     Some("text") => texts.push(str_at(block, "/text").unwrap_or_default().to_string()),
                     Some("thinking") => thinking.push(str_at(block, "/thinking").unwrap_or_default().to_string()),
-                    Some("tool_use") => calls.push(ToolCall {
-                        id: str_at(block, "/id").unwrap_or_default().to_string(),
-                        name: str_at(block, "/name").unwrap_or_default().to_string(),
-                        arguments: block.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
-                    }),
+                    Some("tool_use") => calls.push(super::tool_call(block, "input")),
                     _ => {}
                 }
             }

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::store::{imported, Store, Tx};
+use crate::transcript::ToolCall;
 use sink::{Sink, SinkState};
 
 pub use opencode::COMPACTION_PROMPT as OPENCODE_COMPACTION_PROMPT;
@@ -104,6 +105,16 @@ pub enum Skip {
 /// A string at a JSON pointer.
 pub(crate) fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value_at(value, pointer).and_then(Value::as_str)
+}
+
+/// A tool call block of an agent's message (`id`, `name`, and the arguments object under
+/// `arguments_key`: `input` in Anthropic's shape, `arguments` in pi's) as a transcript call.
+pub(crate) fn tool_call(block: &Value, arguments_key: &str) -> ToolCall {
+    ToolCall {
+        id: str_at(block, "/id").unwrap_or_default().to_string(),
+        name: str_at(block, "/name").unwrap_or_default().to_string(),
+        arguments: block.get(arguments_key).map(Value::to_string).unwrap_or_else(|| "{}".into()),
+    }
 }
 
 /// `Value::pointer` without its per-token allocation (it unescapes every token into a new string):

@@ -10,7 +10,7 @@ use super::{str_at, Skip};
 use crate::error::Result;
 use crate::events::CompactionReason;
 use crate::store::{Purpose, WireApi};
-use crate::transcript::{Role, ToolCall};
+use crate::transcript::Role;
 
 /// The text pi puts before a compaction's summary in every later request.
 const SUMMARY_LEAD: &str = "The conversation history before this point was compacted into the following summary:";
@@ -71,11 +71,7 @@ impl Pi {
                     match str_at(block, "/type") {
                         Some("text") => texts.push(str_at(block, "/text").unwrap_or_default()),
                         Some("thinking") => thinking.push(str_at(block, "/thinking").unwrap_or_default().to_string()),
-                        Some("toolCall") => calls.push(ToolCall {
-                            id: str_at(block, "/id").unwrap_or_default().to_string(),
-                            name: str_at(block, "/name").unwrap_or_default().to_string(),
-                            arguments: block.get("arguments").map(Value::to_string).unwrap_or_else(|| "{}".into()),
-                        }),
+                        Some("toolCall") => calls.push(super::tool_call(block, "arguments")),
                         _ => {}
                     }
                 }

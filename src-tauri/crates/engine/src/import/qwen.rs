@@ -122,7 +122,7 @@ impl Qwen {
             Some(_) => (CompactionReason::Auto, TriggerKind::Threshold),
             None => (CompactionReason::Unknown, TriggerKind::Threshold),
         };
-        let trigger = Trigger { kind, prompt_tokens: tokens, window: None, threshold: None };
+        let trigger = Trigger::measured(kind, tokens);
         // The summarizer's call, when its telemetry came first.
         let call = match self.summary.take() {
             Some(event) => {

@@ -143,7 +143,20 @@ pub fn replay(sink: &mut Sink<'_, '_>, task: &Task, agent: SourceKind) -> Result
         })
         .collect();
     requests.reverse(); // taken from the end as the answers come
-    let mut replay = Replay { task, requests, seqs: Vec::new(), model: String::new() };
+                        // Each request's context as Cline measures it (input, output, cache writes and reads), by time.
+    let contexts = task
+        .ui
+        .iter()
+        .filter(|u| str_at(u, "/say") == Some("api_req_started"))
+        .filter_map(|u| {
+            let info: Value = serde_json::from_str(str_at(u, "/text")?).ok()?;
+            info.get("tokensIn")?;
+            let n = |key: &str| info.get(key).and_then(Value::as_u64).unwrap_or(0);
+            let context = n("tokensIn") + n("tokensOut") + n("cacheWrites") + n("cacheReads");
+            Some((u.get("ts").and_then(Value::as_i64).unwrap_or(0), context))
+        })
+        .collect();
+    let mut replay = Replay { task, requests, contexts, index_of: HashMap::new(), model: String::new() };
     match agent {
         SourceKind::RooCode => replay.roo(sink),
         _ => replay.cline(sink),
@@ -154,8 +167,10 @@ struct Replay<'t> {
     task: &'t Task,
     /// The chat's request records not matched to an answer yet, the oldest last.
     requests: Vec<Request>,
-    /// The seqs each history message became, by its index.
-    seqs: Vec<Vec<i64>>,
+    /// Each request's time and context size, in the chat's order.
+    contexts: Vec<(i64, u64)>,
+    /// The history message each stored seq came from, by seq.
+    index_of: HashMap<i64, usize>,
     /// The model of the newest answer (Roo Code names it in its environment details).
     model: String,
 }
@@ -180,11 +195,7 @@ impl Replay<'_> {
                     Some("text") => text.push(str_at(block, "/text").unwrap_or_default().to_string()),
                     Some("thinking") => reasoning.push(str_at(block, "/thinking").unwrap_or_default().to_string()),
                     Some("reasoning") => reasoning.push(str_at(block, "/text").unwrap_or_default().to_string()),
-                    Some("tool_use") => calls.push(ToolCall {
-                        id: str_at(block, "/id").unwrap_or_default().to_string(),
-                        name: str_at(block, "/name").unwrap_or_default().to_string(),
-                        arguments: block.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
-                    }),
+                    Some("tool_use") => calls.push(super::tool_call(block, "input")),
                     _ => {}
                 }
             }
@@ -320,10 +331,7 @@ impl Replay<'_> {
     }
 
     fn record(&mut self, index: usize, seqs: Vec<i64>) {
-        if self.seqs.len() <= index {
-            self.seqs.resize(index + 1, Vec::new());
-        }
-        self.seqs[index] = seqs;
+        self.index_of.extend(seqs.into_iter().map(|seq| (seq, index)));
     }
 
     /// Cline: the history in order; each new hidden range (as the chat's messages first carry
@@ -383,13 +391,13 @@ impl Replay<'_> {
     /// restates those two as Cline sends them from then on.
     fn cline_range(&mut self, sink: &mut Sink<'_, '_>, event: &RangeEvent, restated: &[i64]) -> Result<Vec<i64>> {
         let (start, end) = event.range;
-        let mut hidden: HashSet<i64> = restated.iter().copied().collect();
-        // (A range past the history's end — a hostile or stale file — stops at its end.)
-        for index in (0..2).chain(start..=end.min(self.task.history.len())) {
-            hidden.extend(self.seqs.get(index).into_iter().flatten());
-        }
-        let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !hidden.contains(s)).collect();
-        let previous = self.requests_before(event.ts);
+        // What is shown stays unless it is the range, the first two messages or their restatement
+        // (one look per message shown, however long the range: a hostile one costs nothing).
+        let hidden = |seq: &i64| {
+            restated.contains(seq) || self.index_of.get(seq).is_some_and(|i| *i < 2 || (start..=end).contains(i))
+        };
+        let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !hidden(s)).collect();
+        let previous = self.context_before(event.ts);
         let (reason, kind) = match event.condense {
             Some(CompactionReason::Manual) => (CompactionReason::Manual, TriggerKind::Manual),
             Some(_) => (CompactionReason::Auto, TriggerKind::Threshold),
@@ -398,7 +406,7 @@ impl Replay<'_> {
         let mut fields = Map::new();
         fields.insert("conversationHistoryDeletedRange".into(), json!([start, end]));
         fields.insert("kind".into(), json!(if event.condense.is_some() { "condense" } else { "truncation" }));
-        let trigger = Trigger { kind, prompt_tokens: previous, window: None, threshold: None };
+        let trigger = Trigger::measured(kind, previous);
         let at = if event.ts == i64::MAX { String::new() } else { super::opencode::iso(event.ts) };
         let id = sink.compaction(reason, &keep, None, fields, Some(trigger), &at)?;
         let anchor = sink.lead_anchor().unwrap_or(0);
@@ -459,18 +467,10 @@ impl Replay<'_> {
         message
     }
 
-    /// The tokens of the last request made before `ts`, as Cline measures a context (input,
-    /// output, cache writes and reads together).
-    fn requests_before(&self, ts: i64) -> Option<u64> {
-        let request =
-            self.task.ui.iter().rev().filter(|u| u.get("ts").and_then(Value::as_i64) < Some(ts)).find_map(|u| {
-                (str_at(u, "/say") == Some("api_req_started"))
-                    .then(|| serde_json::from_str::<Value>(str_at(u, "/text")?).ok())
-                    .flatten()
-                    .filter(|i| i.get("tokensIn").is_some())
-            })?;
-        let n = |key: &str| request.get(key).and_then(Value::as_u64).unwrap_or(0);
-        Some(n("tokensIn") + n("tokensOut") + n("cacheWrites") + n("cacheReads"))
+    /// The context of the last request made before `ts`, as Cline measures it.
+    fn context_before(&self, ts: i64) -> Option<u64> {
+        let before = self.contexts.partition_point(|(t, _)| *t < ts);
+        before.checked_sub(1).map(|i| self.contexts[i].1)
     }
 
     /// Roo Code: the history in order, its truncation markers left for the moment the chat says
@@ -542,11 +542,11 @@ impl Replay<'_> {
         marker: usize,
         truncations: &BTreeMap<i64, Value>,
     ) -> Result<()> {
-        let tagged: HashSet<i64> = (0..self.task.history.len())
-            .filter(|i| str_at(&self.task.history[*i], "/truncationParent") == Some(id))
-            .flat_map(|i| self.seqs.get(i).cloned().unwrap_or_default())
-            .collect();
-        let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !tagged.contains(s)).collect();
+        let task = self.task;
+        let tagged = |seq: &i64| {
+            self.index_of.get(seq).is_some_and(|i| str_at(&task.history[*i], "/truncationParent") == Some(id))
+        };
+        let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !tagged(s)).collect();
         let (ts, figures) = truncations
             .iter()
             .find(|(_, t)| str_at(t, "/truncationId") == Some(id))
@@ -558,17 +558,12 @@ impl Replay<'_> {
         if let Some(removed) = figures.get("messagesRemoved") {
             fields.insert("messagesRemoved".into(), removed.clone());
         }
-        let trigger = Trigger {
-            kind: TriggerKind::Threshold,
-            prompt_tokens: figures.get("prevContextTokens").and_then(Value::as_u64),
-            window: None,
-            threshold: None,
-        };
+        let trigger =
+            Trigger::measured(TriggerKind::Threshold, figures.get("prevContextTokens").and_then(Value::as_u64));
         let at = if ts == i64::MAX { String::new() } else { super::opencode::iso(ts) };
         let compaction = sink.compaction(CompactionReason::Budget, &keep, None, fields, Some(trigger), &at)?;
         // Right after the first message shown (and any marker already there).
         let first = sink.state.live.first().map(|l| l.seq);
-        let task = self.task;
         let record = Record::new(Role::User, texts(&task.history[marker]).join("\n\n"), &at);
         let seq = sink.checkpoint_at(compaction, record, first)?;
         self.record(marker, vec![seq]);
@@ -617,12 +612,7 @@ impl Replay<'_> {
         if let Some(after) = figures.get("newContextTokens") {
             fields.insert("newContextTokens".into(), after.clone());
         }
-        let trigger = Trigger {
-            kind,
-            prompt_tokens: figures.get("prevContextTokens").and_then(Value::as_u64),
-            window: None,
-            threshold: None,
-        };
+        let trigger = Trigger::measured(kind, figures.get("prevContextTokens").and_then(Value::as_u64));
         let compaction = sink.compaction(reason, &[], Some(call), fields, Some(trigger), &at)?;
         let seq = sink.checkpoint(compaction, Record::new(Role::User, text, &at), true)?;
         self.record(index, vec![seq]);
@@ -652,10 +642,6 @@ fn tool_uses(message: &Value) -> Vec<ToolCall> {
         .into_iter()
         .flatten()
         .filter(|b| str_at(b, "/type") == Some("tool_use"))
-        .map(|b| ToolCall {
-            id: str_at(b, "/id").unwrap_or_default().to_string(),
-            name: str_at(b, "/name").unwrap_or_default().to_string(),
-            arguments: b.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
-        })
+        .map(|b| super::tool_call(b, "input"))
         .collect()
 }

@@ -230,7 +230,12 @@ pub enum TriggerKind {
 
 impl Trigger {
     pub fn manual() -> Self {
-        Self { kind: TriggerKind::Manual, prompt_tokens: None, window: None, threshold: None }
+        Self::measured(TriggerKind::Manual, None)
+    }
+
+    /// A trigger known only by its kind and the request's tokens (what an agent recorded).
+    pub fn measured(kind: TriggerKind, prompt_tokens: Option<u64>) -> Self {
+        Self { kind, prompt_tokens, window: None, threshold: None }
     }
 
     /// The same figures under another kind (a masking step fired by a threshold).
