@@ -34,8 +34,15 @@ def crash() -> str:
 def exit_soon() -> str:
     """Answer, then stop the server process a moment later (a server that dies between calls)."""
     import threading
+    import time
 
-    threading.Timer(0.2, lambda: os._exit(4)).start()
+    def leave() -> None:
+        # A plain sleep, not threading.Timer: a timed lock wait goes wrong under a shifted clock
+        # (libfaketime, the suite's second pass), a relative sleep does not.
+        time.sleep(0.2)
+        os._exit(4)
+
+    threading.Thread(target=leave, daemon=True).start()
     return "leaving"
 
 

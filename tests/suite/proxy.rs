@@ -213,6 +213,32 @@ async fn import(h: &Harness, path: &str) -> Value {
     h.alisio(&["import", path.to_str().unwrap(), "--json"]).await.json()["imported"].clone()
 }
 
+/// An agent resumes a session of last month (Codex resume, Claude Code `--continue`): the captured
+/// call still joins the imported session it continues, found by its fingerprint, not its age.
+#[tokio::test]
+async fn a_captured_call_joins_an_imported_session_thirty_days_old() {
+    let h = Harness::new(vec![Reply::Raw("data: {}\n\n".into())]).await;
+    let name = "rollout-2026-11-30T17-48-49-01a22d92-df3a-72a1-bd0b-7184d9a4858e.jsonl";
+    let original = std::fs::read_to_string(fixtures().join("import/codex/2026/11/30").join(name)).unwrap();
+    let month_ago = (chrono::Utc::now() - chrono::Duration::days(30)).format("%Y-%m-%d").to_string();
+    let dated = h.home.path().join(name.replace("2026-11-30", &month_ago));
+    std::fs::write(&dated, original.replace("2026-11-30", &month_ago)).unwrap();
+    let imported = h.alisio(&["import", dated.to_str().unwrap(), "--json"]).await.json();
+    let codex = imported["imported"][0]["id"].as_str().unwrap().to_string();
+    let listed = h.alisio(&["sessions", "list", "--json"]).await.json();
+    let active = listed.as_array().unwrap().iter().find(|s| s["id"] == json!(codex)).unwrap()["lastActivity"].clone();
+    assert!(active.as_str().unwrap().starts_with(&month_ago), "the session is a month old: {active}");
+
+    let mut proxy = proxy(&h).await;
+    let (path, body) = logged("codex", "req11-first-after-manual-compaction.json");
+    client().post(format!("{}{path}", proxy.base)).body(body.to_string()).send().await.unwrap().bytes().await.unwrap();
+    let captured = proxy.next().await;
+    assert_eq!((&captured["session"], &captured["n"]), (&json!(codex), &json!(11)), "{captured}");
+    let shown = h.alisio(&["calls", "show", &codex, "11", "--json"]).await.json();
+    assert_eq!((&shown["requestSource"], &shown["request"]), (&json!("proxy"), &body));
+    proxy.child.kill().await.unwrap();
+}
+
 #[tokio::test]
 async fn captured_calls_become_the_exact_bodies_of_the_imported_calls_they_were() {
     let h = Harness::new(vec![

@@ -318,12 +318,11 @@ fn record(shared: Arc<Shared>, exchange: Exchange) {
         let landed = (|| -> Result<(String, usize)> {
             let session = proxy_session(&shared)?;
             let (row, n) = shared.store.insert_captured(&session, &call)?;
-            // The imported sessions it may continue: those active lately holding its last prompt.
-            let since = chrono::Utc::now() - chrono::Duration::days(2);
-            let since = since.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            // The imported sessions it may continue: those holding its last prompt, however old
+            // (an agent resumes a session of last month); its fingerprint decides which it is.
             let prompts = join::fingerprint(&call.body).map(|p| p.last_prompts).unwrap_or_default();
             for prompt in prompts {
-                for imported in shared.store.imported_sessions_with_prompt(&prompt, &since)? {
+                for imported in shared.store.imported_sessions_with_prompt(&prompt)? {
                     for (into, capture) in join::adopt(&shared.store, &imported)? {
                         if capture == row {
                             if let Some((session, n)) = shared.store.call_number(into)? {

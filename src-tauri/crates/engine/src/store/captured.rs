@@ -174,15 +174,20 @@ impl Store {
         })
     }
 
-    /// Imported sessions active since `since` that hold a user message reading `text`.
-    pub fn imported_sessions_with_prompt(&self, text: &str, since: &str) -> Result<Vec<SessionId>> {
+    /// Imported sessions that hold a user message reading `text`, however old, the most recently
+    /// active first (recency only orders candidates; the caller checks each by its fingerprint).
+    /// The lookup goes through the index of user messages by the start of their text (`+content`
+    /// keeps SQLite from folding the full comparison into the indexed one, which loses the index).
+    pub fn imported_sessions_with_prompt(&self, text: &str) -> Result<Vec<SessionId>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT DISTINCT s.id FROM sessions s JOIN messages m ON m.session_id = s.id
-                 WHERE s.source IS NOT NULL AND s.source != 'proxy' AND s.updated_at >= ?2
-                   AND m.role = 'user' AND m.content = ?1",
+                "SELECT s.id FROM sessions s
+                 WHERE s.source IS NOT NULL AND s.source != 'proxy' AND s.id IN (
+                     SELECT session_id FROM messages
+                     WHERE role = 'user' AND substr(content, 1, 120) = substr(?1, 1, 120) AND +content = ?1)
+                 ORDER BY s.updated_at DESC, s.id",
             )?;
-            let rows = stmt.query_map(params![text, since], |r| r.get::<_, String>(0))?;
+            let rows = stmt.query_map(params![text], |r| r.get::<_, String>(0))?;
             rows.map(|r| Ok(SessionId::from_string(r?))).collect()
         })
     }
@@ -200,5 +205,41 @@ impl Store {
                 .optional()?;
             Ok(found.map(|(s, n)| (SessionId::from_string(s), n as usize)))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::store_with_messages;
+
+    /// A session imported long ago is still found by its prompt, and the lookup is an index search,
+    /// not a scan of every message.
+    #[test]
+    fn an_imported_session_is_found_by_its_prompt_however_old() {
+        let (_dir, store, session) = store_with_messages(3);
+        store
+            .write(|tx| {
+                tx.conn().execute(
+                    "UPDATE sessions SET source = 'codex', updated_at = '2020-01-01T00:00:00.000Z' WHERE id = ?1",
+                    [session.id.as_str()],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let found = store.imported_sessions_with_prompt("m1").unwrap();
+        assert_eq!(found, vec![session.id.clone()]);
+        assert!(store.imported_sessions_with_prompt("m").unwrap().is_empty(), "the whole text must match");
+
+        let plan: Vec<String> = store
+            .read(|c| {
+                let mut stmt = c.prepare(
+                    "EXPLAIN QUERY PLAN SELECT session_id FROM messages
+                     WHERE role = 'user' AND substr(content, 1, 120) = substr(?1, 1, 120) AND +content = ?1",
+                )?;
+                let rows = stmt.query_map(["m1"], |r| r.get::<_, String>(3))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap();
+        assert!(plan.iter().any(|p| p.contains("SEARCH") && p.contains("messages_user_prompt")), "{plan:?}");
     }
 }
