@@ -69,13 +69,14 @@ pub struct Known {
 }
 
 /// Context an agent adds to a user turn on its own (reminders, environment, instructions files).
-const INJECTED_PREFIXES: [&str; 6] = [
+const INJECTED_PREFIXES: [&str; 7] = [
     "<system-reminder>",
     "<environment_context>",
     "<user_instructions>",
     "# AGENTS.md instructions",
     "<permissions instructions>",
     "<command-name>",
+    "<session_context>",
 ];
 
 /// Context an agent added to a user message on its own, recognised by how it begins.

@@ -93,6 +93,39 @@ pub fn per_token(usd_per_million: f64, what: &str) -> Result<u128> {
     Ok(whole * 1_000_000 + fraction)
 }
 
+/// A dollar figure an agent recorded, as written (`0.0230605`, `1.2e-5`, `"3"`), in whole
+/// picodollars, rounded half away from zero; `None` for text that is not a finite number. Read
+/// from its decimal text, never through a float's arithmetic.
+pub fn parse_picodollars(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() || !whole.chars().chain(fraction.chars()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // digits × 10^(exponent − fraction digits + 12) picodollars.
+    let digits: String = format!("{whole}{fraction}").trim_start_matches('0').to_string();
+    let scale = exponent - fraction.len() as i32 + 12;
+    let mut value: i128 = if digits.is_empty() { 0 } else { digits.get(..digits.len().min(30))?.parse().ok()? };
+    let dropped = digits.len().saturating_sub(30) as i32;
+    let scale = scale + dropped;
+    if scale >= 0 {
+        value = value.checked_mul(10i128.checked_pow(scale as u32)?)?;
+    } else {
+        let divisor = 10i128.checked_pow((-scale) as u32).unwrap_or(i128::MAX);
+        value = (value + divisor / 2) / divisor;
+    }
+    let value = i64::try_from(value).ok()?;
+    Some(if negative { -value } else { value })
+}
+
 /// Prices of one model (picodollars per token).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Rates {
@@ -284,7 +317,10 @@ fn glob(pattern: &str, name: &str) -> bool {
     true
 }
 
+pub mod tokens;
 pub mod usage;
+
+pub use tokens::AnthropicUsage;
 
 #[cfg(test)]
 mod tests;

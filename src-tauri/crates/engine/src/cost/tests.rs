@@ -113,3 +113,18 @@ fn the_table_reads_and_every_entry_is_dated() {
     let book = PriceBook::new(&config).unwrap();
     assert_eq!(book.rates("x", "2026-01-01", 11).unwrap().input, 1_000_000);
 }
+
+#[test]
+fn recorded_dollar_figures_become_whole_picodollars_from_their_text() {
+    use super::parse_picodollars as pd;
+    assert_eq!(pd("0.02306055"), Some(23_060_550_000));
+    assert_eq!(pd("0.023060549999999999"), Some(23_060_550_000), "rounded half up at the picodollar");
+    assert_eq!(pd("1.2e-5"), Some(12_000_000));
+    assert_eq!(pd("3"), Some(3_000_000_000_000));
+    assert_eq!(pd("0"), Some(0));
+    assert_eq!(pd(".5"), Some(500_000_000_000));
+    assert_eq!(pd("-0.25"), Some(-250_000_000_000));
+    assert_eq!(pd("abc"), None);
+    assert_eq!(pd(""), None);
+    assert_eq!(pd("1e400"), None);
+}

@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use super::sink::{title_of, Record, Sink, Usage};
-use super::str_at;
+use super::{str_at, value_at};
 use crate::error::Result;
 use crate::store::{Purpose, WireApi};
 use crate::transcript::{Role, ToolCall};
@@ -51,22 +51,34 @@ pub fn text_of(content: Option<&Value>) -> String {
 
 /// Every step of `document` through `sink`, then the steps of each subagent trajectory embedded in
 /// it (v1.7 `subagent_trajectories`), kept off the model view; returns the steps not read.
-pub fn replay(sink: &mut Sink<'_, '_>, document: &Value) -> Result<Vec<(u64, String)>> {
-    let mut skipped = replay_steps(sink, document, None)?;
+pub fn replay(sink: &mut Sink<'_, '_>, document: &Value, undated: &str) -> Result<Vec<(u64, String)>> {
+    let mut skipped = replay_steps(sink, document, None, undated)?;
+    // The trajectory's own total (it counts the subagents' calls too), kept as the producer's figure.
+    if let Some(cost) = value_at(document, "/final_metrics/total_cost_usd").and_then(super::claude::picodollars) {
+        sink.set_recorded_cost(cost)?;
+    }
     for sub in document.get("subagent_trajectories").and_then(Value::as_array).into_iter().flatten() {
         // The agent id the producer gave (Alisio writes Claude Code's), else the document's own.
         let id = str_at(sub, "/agent/extra/agentId")
             .or_else(|| str_at(sub, "/trajectory_id"))
             .or_else(|| str_at(sub, "/session_id"))
             .unwrap_or("subagent");
-        skipped.extend(replay_steps(sink, sub, Some(id))?);
+        skipped.extend(replay_steps(sink, sub, Some(id), undated)?);
     }
     Ok(skipped)
 }
 
 /// The steps of one trajectory; `subagent` names an embedded subagent's trajectory, whose records
 /// are kept apart (off the view, no title, no system prompt, no ledger rows of the main agent).
-fn replay_steps(sink: &mut Sink<'_, '_>, document: &Value, subagent: Option<&str>) -> Result<Vec<(u64, String)>> {
+/// A step without a `timestamp` (optional in the RFC) takes its predecessor's, else `undated` (the
+/// file's time): a call is priced by its date, and an undated one would never be.
+fn replay_steps(
+    sink: &mut Sink<'_, '_>,
+    document: &Value,
+    subagent: Option<&str>,
+    undated: &str,
+) -> Result<Vec<(u64, String)>> {
+    let mut last_time = undated.to_string();
     let default_model = str_at(document, "/agent/model_name").unwrap_or_default().to_string();
     let mut skipped = Vec::new();
     let mut titled = subagent.is_some();
@@ -79,7 +91,10 @@ fn replay_steps(sink: &mut Sink<'_, '_>, document: &Value, subagent: Option<&str
         record
     };
     for step in document["steps"].as_array().into_iter().flatten() {
-        let at = str_at(step, "/timestamp").unwrap_or_default().to_string();
+        if let Some(time) = str_at(step, "/timestamp").filter(|t| !t.is_empty()) {
+            last_time = time.to_string();
+        }
+        let at = last_time.clone();
         let message = text_of(step.get("message"));
         let id = step.get("step_id").map(|n| match subagent {
             Some(sub) => format!("{sub}/{n}"),
@@ -154,6 +169,7 @@ fn replay_steps(sink: &mut Sink<'_, '_>, document: &Value, subagent: Option<&str
                                 .pointer("/extra/cache_creation_input_tokens")
                                 .and_then(Value::as_u64),
                             completion_tokens: n("completion_tokens"),
+                            recorded_cost_pd: metrics.get("cost_usd").and_then(super::claude::picodollars),
                             response_seq: Some(seq),
                             started_at: at.clone(),
                             ..Usage::new(Purpose::Turn, WireApi::Chat)

@@ -1,12 +1,16 @@
-//! Codex CLI rollouts (`rollout-*.jsonl`): `response_item`s are the model-visible history,
-//! `token_usage_record`s the ledger, `compacted` records the compactions.
+//! Codex CLI rollouts, every version: `response_item`s are the model-visible history (bare items
+//! after an `{id, timestamp}` first line before 0.39, wrapped in `{timestamp, type, payload}`
+//! since), the ledger from `token_usage_record`s (0.171 on) or else from `event_msg`
+//! `token_count` events (0.39 on; repeats of the running total are no call), `compacted` records
+//! the compactions (a summary `message`, and from 0.146 the `replacement_history`). The first
+//! releases wrote one JSON document per save (`rollout-*.json`: `{session, items}`).
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::sink::{title_of, Record, Sink, Snapshot, Usage};
+use super::sink::{title_of, Record, Sink, Snapshot, TitleFrom, Usage};
 use super::{str_at, Skip};
 use crate::error::Result;
 use crate::events::CompactionReason;
@@ -32,17 +36,105 @@ pub struct Codex {
     summary_answer: Option<String>,
     /// Ledger rows by `response_id`, so a compaction links its summarizer call.
     calls: HashMap<String, i64>,
+    /// The rollout records its calls in `token_usage_record`s (0.171 on): `token_count` events,
+    /// which it writes too, are then not calls.
+    #[serde(default)]
+    usage_records: bool,
+    /// The running total of the last `token_count` event: an event repeating it is no new call.
+    #[serde(default)]
+    last_total: Option<Value>,
+    /// The rollout writes a `user_message` event for each prompt typed (0.2x on): a user item
+    /// without one is context Codex added (a warning, a notice), not a prompt.
+    #[serde(default)]
+    prompt_events: bool,
+    /// The last user item not yet confirmed by a `user_message` event (seq and text).
+    #[serde(default)]
+    unconfirmed: Option<(i64, String)>,
+    /// The rollout being read (its Codex home holds the threads' names).
+    #[serde(skip)]
+    pub path: std::path::PathBuf,
 }
 
 const CONTEXT_PREFIXES: [&str; 4] = ["<environment_context>", "<user_instructions>", "<permissions", "<skills"];
 
+/// Response item types, as the rollouts before 0.39 write them bare (without a wrapper).
+const ITEM_TYPES: [&str; 8] = [
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "reasoning",
+    "web_search_call",
+];
+
+/// Whether a record is a rollout's, by structure: the first line of a rollout from 0.39 on
+/// (`session_meta` with a payload), or from before (`{id, timestamp}` with no type).
+pub fn is_first_line(record: &Value) -> bool {
+    let kind = record.get("type").and_then(Value::as_str);
+    (kind == Some("session_meta") && record.get("payload").is_some())
+        || (kind.is_none()
+            && record.get("id").and_then(Value::as_str).is_some()
+            && record.get("timestamp").and_then(Value::as_str).is_some()
+            && record.get("message").is_none()
+            && record.get("payload").is_none())
+}
+
+/// Whether a record is in a rollout's envelope (0.39 on: `{timestamp, type, payload}` with one of
+/// the rollout's record types), wherever it is in the file (copies may lack the first line).
+pub fn is_envelope(record: &Value) -> bool {
+    const KINDS: [&str; 6] =
+        ["session_meta", "turn_context", "event_msg", "response_item", "compacted", "token_usage_record"];
+    record.get("payload").is_some_and(Value::is_object)
+        && record.get("timestamp").is_some()
+        && record.get("type").and_then(Value::as_str).is_some_and(|t| KINDS.contains(&t))
+}
+
+/// Whether a record is a bare response item (the rollouts before 0.39).
+pub fn is_bare_item(record: &Value) -> bool {
+    record.get("payload").is_none()
+        && (record.get("record_type").is_some()
+            || record.get("type").and_then(Value::as_str).is_some_and(|t| ITEM_TYPES.contains(&t)))
+}
+
+/// The first releases' rollout document (`{"session": {...}, "items": [...]}`), by its head.
+pub fn is_document(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start();
+    text.starts_with('{') && text[1..].trim_start().starts_with("\"session\"") && text.contains("\"items\"")
+}
+
 impl Codex {
     pub fn line(&mut self, sink: &mut Sink<'_, '_>, record: &Value) -> Result<Skip> {
         let at = str_at(record, "/timestamp").unwrap_or_default().to_string();
+        // Before 0.39: the first line is the session (`{id, timestamp, instructions}`), then bare
+        // items and `{"record_type": "state"}` markers.
+        if record.get("payload").is_none() {
+            if record.get("record_type").is_some() {
+                return Ok(Skip::No);
+            }
+            if is_bare_item(record) {
+                return self.item(sink, record, record.get("metadata"), &at);
+            }
+            if is_first_line(record) {
+                if let Some(name) = str_at(record, "/id").and_then(|id| thread_name(&self.path, id)) {
+                    sink.offer_title(&title_of(&name), TitleFrom::Custom)?;
+                }
+                if let Some(text) = str_at(record, "/instructions").filter(|t| !t.is_empty()) {
+                    sink.set_system_prompt(text)?;
+                }
+                sink.touch(&at)?;
+                return Ok(Skip::No);
+            }
+        }
         let payload = record.get("payload").unwrap_or(&Value::Null);
         let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
         match kind {
             "session_meta" => {
+                if let Some(name) = str_at(payload, "/id").and_then(|id| thread_name(&self.path, id)) {
+                    sink.offer_title(&title_of(&name), TitleFrom::Custom)?;
+                }
                 if let Some(text) = str_at(payload, "/base_instructions/text") {
                     sink.set_system_prompt(text)?;
                 }
@@ -55,9 +147,15 @@ impl Codex {
                     self.model = model.to_string();
                 }
             }
+            "event_msg" if str_at(payload, "/type") == Some("token_count") => self.token_count(sink, payload, &at)?,
+            "event_msg" if str_at(payload, "/type") == Some("user_message") => self.user_message(sink, payload, &at)?,
             "event_msg" => self.event(payload),
             "response_item" => return self.item(sink, payload, record.get("metadata"), &at),
-            "token_usage_record" => self.usage(sink, payload, &at)?,
+            "token_usage_record" => {
+                self.usage_records = true;
+                let response_id = str_at(payload, "/response_id").map(str::to_string);
+                self.call(sink, &payload["usage"], response_id, &at)?;
+            }
             "compacted" => return self.compacted(sink, payload, &at),
             _ => {}
         }
@@ -105,7 +203,13 @@ impl Codex {
 
     fn item(&mut self, sink: &mut Sink<'_, '_>, item: &Value, metadata: Option<&Value>, at: &str) -> Result<Skip> {
         let id = str_at(item, "/id");
-        let item_type = str_at(item, "/type").unwrap_or_default();
+        // An item without a type but with a role is a message (other tools' copies write them so).
+        let item_type = match str_at(item, "/type") {
+            Some(kind) => kind,
+            None if item.get("role").is_some() => "message",
+            None => return Ok(Skip::Yes("a response item without type or role".into())),
+        };
+        self.settle(sink)?;
         let seq = match item_type {
             "message" => {
                 let Some(role) = str_at(item, "/role") else {
@@ -128,18 +232,24 @@ impl Codex {
                     "system" => (Role::System, None),
                     other => (Role::System, Some(other.to_string())),
                 };
-                if role == "user" && !CONTEXT_PREFIXES.iter().any(|p| text.starts_with(p)) {
+                let context = CONTEXT_PREFIXES.iter().any(|p| text.starts_with(p))
+                    || crate::calls::composition::is_injected(&text);
+                if role == "user" && !context {
                     self.bare_task = false;
                     if !self.titled {
-                        sink.set_title(&title_of(&text))?;
+                        sink.offer_title(&title_of(&text), TitleFrom::Prompt)?;
                         self.titled = true;
                     }
                 }
-                let record = Record::new(mapped, text, at)
+                let record = Record::new(mapped, text.clone(), at)
                     .id(id)
                     .meta("role", source_role.map(Value::from).unwrap_or(Value::Null))
                     .meta("content", parts);
-                sink.push(record)?
+                let seq = sink.push(record)?;
+                if role == "user" && !context {
+                    self.unconfirmed = Some((seq, text));
+                }
+                seq
             }
             "function_call" | "custom_tool_call" => {
                 self.begin_response(sink);
@@ -202,9 +312,70 @@ impl Codex {
         Ok(Skip::No)
     }
 
-    fn usage(&mut self, sink: &mut Sink<'_, '_>, payload: &Value, at: &str) -> Result<()> {
-        let usage = &payload["usage"];
-        let input = usage["input_tokens"].as_u64();
+    /// A `user_message` event: the prompt the user typed. It confirms the user item just written
+    /// with its text; with no such item (a trimmed copy of a rollout) it is the prompt itself.
+    fn user_message(&mut self, sink: &mut Sink<'_, '_>, payload: &Value, at: &str) -> Result<()> {
+        self.prompt_events = true;
+        let text = str_at(payload, "/message").unwrap_or_default();
+        match self.unconfirmed.take() {
+            Some((_, pending)) if pending.trim() == text.trim() => {}
+            other => {
+                self.unconfirmed = other;
+                self.settle(sink)?;
+                if !text.trim().is_empty() {
+                    if !self.titled {
+                        sink.offer_title(&title_of(text), TitleFrom::Prompt)?;
+                        self.titled = true;
+                    }
+                    sink.push(Record::new(Role::User, text, at).meta("from", json!("user_message")))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks the last user item as context Codex added when the rollout confirms prompts with
+    /// events and none confirmed it.
+    fn settle(&mut self, sink: &mut Sink<'_, '_>) -> Result<()> {
+        if let Some((seq, _)) = self.unconfirmed.take() {
+            if self.prompt_events {
+                sink.mark(seq, "isMeta", json!(true))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A `token_count` event: a call's usage (before 0.171's `token_usage_record`s). Codex writes
+    /// one per response and more: with no figures yet (`info: null`), repeating the running total
+    /// (at a turn's start, around a compaction), or zeroed after a compaction; those are no call.
+    fn token_count(&mut self, sink: &mut Sink<'_, '_>, payload: &Value, at: &str) -> Result<()> {
+        let Some(info) = payload.get("info").filter(|i| i.is_object()) else { return Ok(()) };
+        if self.usage_records {
+            return Ok(());
+        }
+        let total = info.get("total_token_usage").cloned();
+        if total.is_some() && total == self.last_total {
+            return Ok(());
+        }
+        let usage = match info.get("last_token_usage").filter(|u| u.is_object()) {
+            Some(last) => last.clone(),
+            // Only running totals: this call is the difference from the previous one.
+            None => match (&total, &self.last_total) {
+                (Some(now), Some(before)) => difference(now, before),
+                (Some(now), None) => now.clone(),
+                _ => return Ok(()),
+            },
+        };
+        self.last_total = total;
+        let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        if n("input_tokens") == 0 && n("output_tokens") == 0 {
+            return Ok(());
+        }
+        self.call(sink, &usage, None, at)
+    }
+
+    /// A ledger row for the response that `usage` (OpenAI Responses figures) was reported for.
+    fn call(&mut self, sink: &mut Sink<'_, '_>, usage: &Value, response_id: Option<String>, at: &str) -> Result<()> {
         let summary = self.summary_answer.take();
         let request = self.request.take().unwrap_or_else(|| sink.state.snapshot());
         let purpose = if summary.is_some() { Purpose::Compaction } else { Purpose::Turn };
@@ -215,8 +386,9 @@ impl Codex {
                 purpose,
                 api: WireApi::Responses,
                 model: self.model.clone(),
-                prompt_tokens: input,
+                prompt_tokens: usage["input_tokens"].as_u64(),
                 cached_tokens: usage["cached_input_tokens"].as_u64(),
+                cache_write_tokens: usage["cache_write_input_tokens"].as_u64(),
                 completion_tokens: usage["output_tokens"].as_u64(),
                 response_seq: if summary.is_some() { None } else { self.response_seq.take() },
                 response,
@@ -224,18 +396,22 @@ impl Codex {
                 ..Usage::new(Purpose::Turn, WireApi::Responses)
             },
         )?;
-        if let Some(response_id) = str_at(payload, "/response_id") {
+        if let Some(response_id) = response_id {
             self.calls.clear();
-            self.calls.insert(response_id.to_string(), id);
+            self.calls.insert(response_id, id);
         }
         Ok(())
     }
 
     fn compacted(&mut self, sink: &mut Sink<'_, '_>, payload: &Value, at: &str) -> Result<Skip> {
-        let Some(history) = payload.get("replacement_history").and_then(Value::as_array) else {
-            return Ok(Skip::Yes("a compacted record without replacement_history".into()));
-        };
+        // Before 0.146 a compaction records only its summary (`message`): the history after it is
+        // the summary; from 0.146 the whole `replacement_history`.
+        let empty = Vec::new();
+        let history = payload.get("replacement_history").and_then(Value::as_array).unwrap_or(&empty);
         let message = str_at(payload, "/message").unwrap_or_default().to_string();
+        if history.is_empty() && message.is_empty() {
+            return Ok(Skip::Yes("a compacted record with neither message nor replacement_history".into()));
+        }
         let reason = match (self.in_task, self.bare_task) {
             (true, true) => CompactionReason::Manual,
             (true, false) => CompactionReason::Auto,
@@ -276,6 +452,51 @@ impl Codex {
         sink.touch(at)?;
         Ok(Skip::No)
     }
+}
+
+/// The name a thread was given (`$CODEX_HOME/session_index.jsonl`: `{id, thread_name}` lines, the
+/// latest of an id wins), for the rollout at `path` (`$CODEX_HOME/sessions/…`). The index is read
+/// once per change, however many rollouts ask.
+fn thread_name(path: &std::path::Path, id: &str) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Names = Arc<HashMap<String, String>>;
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, (std::time::SystemTime, Names)>>> = OnceLock::new();
+    let home = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "sessions"))?.parent()?;
+    let index = home.join("session_index.jsonl");
+    let modified = index.metadata().and_then(|m| m.modified()).ok()?;
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let names = match cache.get(&index) {
+        Some((at, names)) if *at == modified => names.clone(),
+        _ => {
+            let text = std::fs::read_to_string(&index).ok()?;
+            let mut names = HashMap::new();
+            for line in text.lines() {
+                let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
+                if let (Some(id), Some(name)) = (str_at(&entry, "/id"), str_at(&entry, "/thread_name")) {
+                    if !name.trim().is_empty() {
+                        names.insert(id.to_string(), name.to_string());
+                    }
+                }
+            }
+            let names = Arc::new(names);
+            cache.insert(index, (modified, names.clone()));
+            names
+        }
+    };
+    names.get(id).cloned()
+}
+
+/// `now − before`, key by key, for two running totals of token counts.
+fn difference(now: &Value, before: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for (key, value) in now.as_object().into_iter().flatten() {
+        if let Some(n) = value.as_u64() {
+            out.insert(key.clone(), json!(n.saturating_sub(before.get(key).and_then(Value::as_u64).unwrap_or(0))));
+        }
+    }
+    Value::Object(out)
 }
 
 /// The text of a Responses `content` array (its text parts joined by blank lines), and the array

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::sink::{title_of, Record, Sink, Snapshot, Usage};
+use super::sink::{title_of, Record, Sink, Snapshot, TitleFrom, Usage};
 use super::{str_at, value_at, Skip};
 use crate::error::Result;
 use crate::events::CompactionReason;
@@ -36,6 +36,22 @@ pub struct Copilot {
     /// manual compaction's `model.model_call_success`).
     #[serde(default)]
     logged: Option<Value>,
+    /// The log records each call (`session.usage_record`, 1.0.93 on): shutdown totals repeat them.
+    #[serde(default)]
+    per_call: bool,
+    /// Answers since the log began and since the last shutdown: whether a shutdown's
+    /// `modelMetrics` are the session's running totals (1.0.9x) or its process's (1.0.1x).
+    #[serde(default)]
+    answers: u64,
+    #[serde(default)]
+    answers_since_shutdown: u64,
+    /// Output tokens the answers since the last shutdown recorded each (1.0.1x writes them on
+    /// `assistant.message`; its shutdown totals count fewer).
+    #[serde(default)]
+    output_since_shutdown: Option<u64>,
+    /// The running totals of the last shutdown, per model, to subtract from the next.
+    #[serde(default)]
+    totals: std::collections::BTreeMap<String, Value>,
 }
 
 impl Copilot {
@@ -52,13 +68,15 @@ impl Copilot {
                 let typed = str_at(data, "/content").unwrap_or_default().to_string();
                 let sent = str_at(data, "/transformedContent").map(str::to_string).unwrap_or_else(|| typed.clone());
                 if !self.titled && !typed.trim().is_empty() {
-                    sink.set_title(&title_of(&typed))?;
+                    sink.offer_title(&title_of(&typed), TitleFrom::Prompt)?;
                     self.titled = true;
                 }
                 self.prompts.push(typed.clone());
                 sink.push(Record::new(Role::User, sent, &at).id(str_at(record, "/id")).meta("typed", json!(typed)))?;
             }
+            "session.shutdown" => self.shutdown(sink, data, &at)?,
             "session.usage_record" => {
+                self.per_call = true;
                 self.pending = Some((sink.state.snapshot(), data.get("usage").cloned().unwrap_or(Value::Null)));
             }
             "assistant.message" => self.answer(sink, record, data, &at)?,
@@ -89,7 +107,62 @@ impl Copilot {
         Ok(Skip::No)
     }
 
+    /// Before 1.0.93 the log records usage only at each shutdown (`modelMetrics`: per model, the
+    /// requests and their token totals): one ledger row per model standing for those requests.
+    /// 1.0.1x counts the process that ends; 1.0.9x the whole session so far (told apart by the
+    /// answers the log holds: the count is this process's, or every one's).
+    fn shutdown(&mut self, sink: &mut Sink<'_, '_>, data: &Value, at: &str) -> Result<()> {
+        let since = std::mem::take(&mut self.answers_since_shutdown);
+        let answered_output = self.output_since_shutdown.take();
+        if self.per_call {
+            return Ok(());
+        }
+        let metrics = data.get("modelMetrics").and_then(Value::as_object).cloned().unwrap_or_default();
+        let count = |m: &Value| value_at(m, "/requests/count").and_then(Value::as_u64).unwrap_or(0);
+        let all: u64 = metrics.values().map(count).sum();
+        let running = all == self.answers && all != since;
+        // The answers' own output counts, where they carry them, over the shutdown's total; with
+        // several models at one shutdown they cannot be told apart, so the totals stay.
+        let answered_output = answered_output.filter(|_| metrics.len() == 1);
+        for (model, metric) in metrics {
+            let before = if running { self.totals.get(&model).cloned() } else { None };
+            let figure = |key: &str| {
+                let now = value_at(&metric, &format!("/usage/{key}")).and_then(Value::as_u64).unwrap_or(0);
+                let then = before.as_ref().and_then(|b| value_at(b, &format!("/usage/{key}"))).and_then(Value::as_u64);
+                now.saturating_sub(then.unwrap_or(0))
+            };
+            let requests = count(&metric).saturating_sub(before.as_ref().map(count).unwrap_or(0));
+            self.totals.insert(model.clone(), metric.clone());
+            if requests == 0 {
+                continue;
+            }
+            let request = sink.state.snapshot();
+            sink.model_call(
+                &request,
+                Usage {
+                    model: model.clone(),
+                    prompt_tokens: Some(figure("inputTokens")),
+                    cached_tokens: Some(figure("cacheReadTokens")),
+                    cache_write_tokens: Some(figure("cacheWriteTokens")),
+                    completion_tokens: Some(answered_output.unwrap_or_else(|| figure("outputTokens"))),
+                    requests,
+                    started_at: at.to_string(),
+                    request_ref: Some(
+                        json!({"omitted": ["each request: Copilot CLI recorded only the total of these at shutdown"]}),
+                    ),
+                    ..Usage::new(Purpose::Turn, WireApi::Chat)
+                },
+            )?;
+        }
+        Ok(())
+    }
+
     fn answer(&mut self, sink: &mut Sink<'_, '_>, record: &Value, data: &Value, at: &str) -> Result<()> {
+        self.answers += 1;
+        self.answers_since_shutdown += 1;
+        if let Some(output) = data.get("outputTokens").and_then(Value::as_u64) {
+            *self.output_since_shutdown.get_or_insert(0) += output;
+        }
         let (request, usage) = self.pending.take().unwrap_or_else(|| (sink.state.snapshot(), Value::Null));
         let mut answer =
             Record::new(Role::Assistant, str_at(data, "/content").unwrap_or_default(), at).id(str_at(record, "/id"));
@@ -186,15 +259,16 @@ impl Copilot {
 
 /// A Copilot usage object (`inputTokens` includes the cached ones) as a ledger row.
 fn usage_row(usage: &Value, purpose: Purpose, model: String, response_seq: Option<i64>, at: &str) -> Usage {
-    let n = |key: &str| usage.get(key).and_then(Value::as_u64);
+    // 1.0.1x names a compaction's figures `input`, `output`, `cachedInput`.
+    let n = |keys: &[&str]| keys.iter().find_map(|key| usage.get(*key).and_then(Value::as_u64));
     Usage {
         model,
-        prompt_tokens: n("inputTokens"),
-        cached_tokens: n("cacheReadTokens"),
-        cache_write_tokens: n("cacheWriteTokens").filter(|w| *w > 0),
-        completion_tokens: n("outputTokens"),
-        ttft_ms: n("timeToFirstTokenMs"),
-        duration_ms: n("duration"),
+        prompt_tokens: n(&["inputTokens", "input"]),
+        cached_tokens: n(&["cacheReadTokens", "cachedInput"]),
+        cache_write_tokens: n(&["cacheWriteTokens"]).filter(|w| *w > 0),
+        completion_tokens: n(&["outputTokens", "output"]),
+        ttft_ms: n(&["timeToFirstTokenMs"]),
+        duration_ms: n(&["duration"]),
         finish_reason: str_at(usage, "/finishReason").map(str::to_string),
         response_seq,
         started_at: at.to_string(),

@@ -5,6 +5,7 @@
 //! again from its start). Files are streamed line by line and written in bounded batches, so a
 //! large rollout never sits in memory.
 
+pub mod agents;
 mod atif;
 mod claude;
 mod cline;
@@ -13,6 +14,7 @@ mod codex;
 mod copilot;
 mod gemini;
 mod opencode;
+mod opencode_storage;
 mod pi;
 mod qwen;
 mod sink;
@@ -42,6 +44,17 @@ pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code 
     (~/.copilot/session-state/<uuid>/events.jsonl), a Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl) \
     a Cline session (~/.cline/data/sessions/<id>/<id>.messages.json), an ATIF trajectory (trajectory.json) \
     or an OpenCode database (opencode.db)";
+
+/// Whether a stored user message is a prompt someone typed (or a slash command), not a tool
+/// result, meta record or context the agent injected.
+pub fn is_prompt(message: &crate::transcript::Message) -> bool {
+    let meta = message.meta.as_ref();
+    message.role == crate::transcript::Role::User
+        && !message.summary
+        && !message.content.trim().is_empty()
+        && meta.and_then(|m| m.get("isMeta")).and_then(Value::as_bool) != Some(true)
+        && (!crate::calls::composition::is_injected(&message.content) || message.content.contains("<command-name>"))
+}
 
 /// Where a record could not be read: its line (JSONL) or row id (OpenCode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -228,6 +241,9 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
             let (found, _, _) = discover(&[PathBuf::from(&location.path)]);
             for (kind, path) in found {
                 sessions += match kind {
+                    SourceKind::OpenCode if path.is_dir() => {
+                        opencode_storage::Storage::read(&path).map_or(0, |s| s.sessions().len() as u64)
+                    }
                     SourceKind::OpenCode => opencode::session_count(&path),
                     _ => 1,
                 };
@@ -283,10 +299,24 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     if cline::looks_like(&head[..n]) {
         return Ok(Some(SourceKind::Cline));
     }
+    if claude::is_document(&head[..n]) {
+        return Ok(Some(SourceKind::ClaudeCode));
+    }
+    if codex::is_document(&head[..n]) {
+        return Ok(Some(SourceKind::Codex));
+    }
+    if gemini::is_document(&head[..n]) {
+        // Qwen Code 0.1 wrote Gemini CLI's documents (its answers `"type": "qwen"`, under ~/.qwen).
+        let qwen = String::from_utf8_lossy(&head[..n]).contains("\"type\": \"qwen\"")
+            || path.components().any(|c| c.as_os_str() == ".qwen");
+        return Ok(Some(if qwen { SourceKind::QwenCode } else { SourceKind::GeminiCli }));
+    }
     file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
     let mut gemini_metadata = false;
+    let mut codex_head = false;
+    let mut claude_maybe = false;
     for index in 0..50 {
         line.clear();
         if reader.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
@@ -294,7 +324,15 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         }
         let Ok(record) = serde_json::from_slice::<Value>(&line) else { continue };
         let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
-        if index == 0 && kind == "session_meta" && record.get("payload").is_some() {
+        if index == 0 && codex::is_first_line(&record) {
+            if kind == "session_meta" {
+                return Ok(Some(SourceKind::Codex));
+            }
+            // A rollout before 0.39: its first line alone could be anything's; its items tell.
+            codex_head = true;
+            continue;
+        }
+        if (codex_head && codex::is_bare_item(&record)) || codex::is_envelope(&record) {
             return Ok(Some(SourceKind::Codex));
         }
         if index == 0 && pi::is_header(&record) {
@@ -316,14 +354,17 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         if qwen::is_record(&record) {
             return Ok(Some(SourceKind::QwenCode));
         }
-        let transcript = record.get("uuid").is_some() && record.get("parentUuid").is_some();
-        if (record.get("sessionId").and_then(Value::as_str).is_some() || transcript)
-            && matches!(kind, "user" | "assistant" | "system" | "attachment" | "queue-operation" | "summary")
-        {
-            return Ok(Some(SourceKind::ClaudeCode));
+        // Claude Code's own transcript records settle it; its bookkeeping records (which other
+        // agents' files resemble, a Qwen Code chat opening with a `system` record) only if
+        // nothing else claims the file.
+        if claude::is_record(&record) {
+            if matches!(kind, "user" | "assistant") || record.get("type").is_none() {
+                return Ok(Some(SourceKind::ClaudeCode));
+            }
+            claude_maybe = true;
         }
     }
-    Ok(None)
+    Ok(claude_maybe.then_some(SourceKind::ClaudeCode))
 }
 
 /// Every file under `paths` (directories walked, symlinked directories not followed) with the
@@ -358,6 +399,10 @@ fn walk_in(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec
             if top {
                 fail(errors, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file or directory"));
             }
+        }
+        // OpenCode's JSON storage is one source (its sessions spread over three folders).
+        Ok(meta) if meta.is_dir() && opencode_storage::is_storage(path) => {
+            found.push((SourceKind::OpenCode, path.to_path_buf()))
         }
         Ok(meta) if meta.is_dir() => {
             let mut entries = match std::fs::read_dir(path) {
@@ -452,13 +497,23 @@ pub fn import_found(
             }
         };
         let result = match kind {
+            SourceKind::OpenCode if path.is_dir() => import_opencode_storage(store, &path, control),
             SourceKind::OpenCode => import_opencode(store, &path, control),
             SourceKind::Atif => import_atif(store, &path, control).map(|s| vec![s]),
             SourceKind::Cline | SourceKind::RooCode if tasks::is_history(&path) => {
                 import_task(store, &path, control).map(|s| vec![s])
             }
             SourceKind::Cline => import_cline(store, &path, control).map(|s| vec![s]),
-            _ => import_jsonl(store, kind, &path, control, &report).map(|s| vec![s]),
+            SourceKind::GeminiCli | SourceKind::QwenCode if path.extension().is_some_and(|e| e == "json") => {
+                import_chat_document(store, kind, &path, control).map(|s| vec![s])
+            }
+            SourceKind::Codex if path.extension().is_some_and(|e| e == "json") => {
+                import_codex_document(store, &path, control).map(|s| vec![s])
+            }
+            SourceKind::ClaudeCode if claude::is_document_path(&path) => {
+                import_claude_document(store, &path, control).and_then(|s| with_threads(store, s))
+            }
+            _ => import_jsonl(store, kind, &path, control, &report).and_then(|s| with_threads(store, s)),
         };
         match result {
             Ok(sessions) => imported.extend(sessions),
@@ -567,7 +622,8 @@ fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
                 break;
             }
             SourceKind::Codex => {
-                let payload = &record["payload"];
+                // From 0.39 the session is the first record's payload; before, the record itself.
+                let payload = record.get("payload").unwrap_or(&record);
                 identity.source_id =
                     str_at(payload, "/id").or_else(|| str_at(payload, "/session_id")).unwrap_or(&stem).to_string();
                 identity.workspace = str_at(payload, "/cwd").unwrap_or_default().to_string();
@@ -769,9 +825,17 @@ fn read_jsonl(
         None => Cursor::default(),
     };
     let mut importer = match kind {
-        SourceKind::Codex => LineImporter::Codex(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
+        SourceKind::Codex => {
+            let mut codex: codex::Codex = serde_json::from_value(cursor.state.take()).unwrap_or_default();
+            codex.path = path.to_path_buf();
+            LineImporter::Codex(codex)
+        }
         SourceKind::QwenCode => LineImporter::Qwen(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
-        SourceKind::Pi => LineImporter::Pi(serde_json::from_value(cursor.state.take()).unwrap_or_default()),
+        SourceKind::Pi => {
+            let mut pi: pi::Pi = serde_json::from_value(cursor.state.take()).unwrap_or_default();
+            pi.path = path.to_path_buf();
+            LineImporter::Pi(pi)
+        }
         SourceKind::CopilotCli => {
             LineImporter::Copilot(serde_json::from_value(cursor.state.take()).unwrap_or_default())
         }
@@ -779,7 +843,10 @@ fn read_jsonl(
         _ => {
             let mut claude: claude::Claude = serde_json::from_value(cursor.state.take()).unwrap_or_default();
             // A sub-agent's own file (`agent-*.jsonl`): its sidechain is the thread shown.
-            claude.own_sidechain = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-"));
+            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-")) {
+                claude.own_sidechain = Some(true);
+            }
+            claude.path = path.to_path_buf();
             LineImporter::Claude(claude)
         }
     };
@@ -892,6 +959,10 @@ fn finished(
     skipped: Vec<Skipped>,
     added: u64,
 ) -> Result<ImportedSession> {
+    if let Ok(modified) = path.metadata().and_then(|m| m.modified()) {
+        let at = chrono::DateTime::<chrono::Utc>::from(modified).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        imported::date_if_undated(store, session, &at)?;
+    }
     let (title, messages, tool_calls, compactions) = imported::counts(store, session)?;
     Ok(ImportedSession {
         id: session.to_string(),
@@ -905,6 +976,29 @@ fn finished(
         skipped,
         added,
     })
+}
+
+/// A session read from a file, and the sessions of the sub-agent threads read from inside it.
+fn with_threads(store: &Store, session: ImportedSession) -> Result<Vec<ImportedSession>> {
+    let mut out = Vec::new();
+    for id in imported::threads_of(store, &session.id)? {
+        let thread = store.resolve_session(&id)?;
+        let (title, messages, tool_calls, compactions) = imported::counts(store, &id)?;
+        out.push(ImportedSession {
+            id,
+            source: session.source,
+            path: session.path.clone(),
+            source_id: thread.source_id.unwrap_or_default(),
+            title,
+            messages,
+            tool_calls,
+            compactions,
+            skipped: Vec::new(),
+            added: if session.added > 0 { messages } else { 0 },
+        });
+    }
+    out.insert(0, session);
+    Ok(out)
 }
 
 /// An ATIF trajectory, read whole: a document rewritten since its last reading is read again (the
@@ -929,12 +1023,132 @@ fn import_atif(store: &Store, path: &Path, control: &Control<'_>) -> Result<Impo
         workspace: str_at(&document, "/extra/alisio/workspace").unwrap_or_default(),
         created_at: str_at(&document, "/steps/0/timestamp").unwrap_or_default(),
     };
+    let undated = chrono::DateTime::<chrono::Utc>::from(meta.modified().unwrap_or(std::time::UNIX_EPOCH))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     import_whole(store, path, control, whole, |sink| {
-        let skipped = atif::replay(sink, &document)?;
+        let skipped = atif::replay(sink, &document, &undated)?;
         Ok(skipped
             .into_iter()
             .map(|(n, reason)| Skipped { line: Position::Row(format!("step {n}")), reason })
             .collect())
+    })
+}
+
+/// Claude Code's records as one document (`{"loglines": [...]}`, a web session as fetched), read
+/// whole with the same reader as its JSONL files.
+fn import_claude_document(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
+    let Some((document, stamp)) = read_stamped(path)? else {
+        return Err(Error::Unreadable(format!("cannot read {}", path.display())));
+    };
+    let Some(records) = document.get("loglines").and_then(Value::as_array) else {
+        return Err(Error::Unreadable(format!("{} holds no `loglines` array", path.display())));
+    };
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+    let first = |key: &str| records.iter().find_map(|r| str_at(r, key)).unwrap_or_default().to_string();
+    let (workspace, created_at) = (first("/cwd"), first("/timestamp"));
+    let whole = Whole {
+        kind: SourceKind::ClaudeCode,
+        source_id: &stem,
+        stamp,
+        title: &stem,
+        workspace: &workspace,
+        created_at: &created_at,
+    };
+    import_whole(store, path, control, whole, |sink| {
+        let mut reader = claude::Claude::default();
+        reader.path = path.to_path_buf();
+        let mut skipped = Vec::new();
+        for (index, record) in records.iter().enumerate() {
+            let reason = if record.is_object() {
+                match reader.line(sink, record)? {
+                    Skip::Yes(reason) => Some(reason),
+                    Skip::No => None,
+                }
+            } else {
+                Some("not a JSON object".to_string())
+            };
+            if let Some(reason) = reason {
+                skipped.push(Skipped { line: Position::Row(format!("logline {index}")), reason });
+            }
+        }
+        Ok(skipped)
+    })
+}
+
+/// A chat of Gemini CLI before 0.39 (or Qwen Code 0.1): one JSON document, rewritten whole.
+fn import_chat_document(
+    store: &Store,
+    kind: SourceKind,
+    path: &Path,
+    control: &Control<'_>,
+) -> Result<ImportedSession> {
+    let Some((document, stamp)) = read_stamped(path)? else {
+        return Err(Error::Unreadable(format!("cannot read {}", path.display())));
+    };
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let source_id = str_at(&document, "/sessionId").unwrap_or(stem).to_string();
+    // The project's root is beside its chats (`tmp/<project>/.project_root`) where it was written.
+    let root = path.parent().and_then(Path::parent).map(|p| p.join(".project_root"));
+    let workspace = root.and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default().trim().to_string();
+    let created_at = str_at(&document, "/startTime").unwrap_or_default().to_string();
+    let whole =
+        Whole { kind, source_id: &source_id, stamp, title: &source_id, workspace: &workspace, created_at: &created_at };
+    import_whole(store, path, control, whole, |sink| {
+        let skipped = gemini::Gemini::default().document(sink, &document)?;
+        Ok(skipped
+            .into_iter()
+            .map(|(index, reason)| Skipped { line: Position::Row(format!("message {index}")), reason })
+            .collect())
+    })
+}
+
+/// A rollout document of Codex's first releases (`{"session": {id, timestamp, instructions},
+/// "items": [...]}`), rewritten whole at each save, read whole with the rollouts' reader.
+fn import_codex_document(store: &Store, path: &Path, control: &Control<'_>) -> Result<ImportedSession> {
+    let Some((document, stamp)) = read_stamped(path)? else {
+        return Err(Error::Unreadable(format!("cannot read {}", path.display())));
+    };
+    let session = document.get("session").filter(|s| s.is_object()).cloned().unwrap_or_default();
+    let Some(items) = document.get("items").and_then(Value::as_array) else {
+        return Err(Error::Unreadable(format!("{} holds no `items` array", path.display())));
+    };
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let source_id = str_at(&session, "/id").unwrap_or(stem).to_string();
+    let created_at = str_at(&session, "/timestamp").unwrap_or_default().to_string();
+    let whole = Whole {
+        kind: SourceKind::Codex,
+        source_id: &source_id,
+        stamp,
+        title: &source_id,
+        workspace: "",
+        created_at: &created_at,
+    };
+    import_whole(store, path, control, whole, |sink| {
+        let mut reader = codex::Codex::default();
+        reader.path = path.to_path_buf();
+        // The items carry no times: each is dated by the save.
+        let mut first = session.clone();
+        first.as_object_mut().map(|o| o.remove("type"));
+        reader.line(sink, &first)?;
+        let mut skipped = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let mut item = item.clone();
+            if let Some(object) = item.as_object_mut() {
+                object.entry("timestamp").or_insert_with(|| Value::String(created_at.clone()));
+            }
+            let bare = item.get("payload").is_none() && item.get("type").is_some();
+            let reason = match bare {
+                true => match reader.line(sink, &item)? {
+                    Skip::Yes(reason) => Some(reason),
+                    Skip::No => None,
+                },
+                false => Some("not a response item".to_string()),
+            };
+            if let Some(reason) = reason {
+                skipped.push(Skipped { line: Position::Row(format!("item {index}")), reason });
+            }
+        }
+        Ok(skipped)
     })
 }
 
@@ -1079,9 +1293,42 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
     let mut conn = opencode::open(path)?;
     // One read transaction: every session is read from the same snapshot of committed data.
     let snapshot = conn.transaction()?;
+    let sessions = opencode::sessions(&snapshot)?;
+    let out =
+        import_opencode_sessions(store, path, control, sessions, opencode::is_complete, &mut |id, after, limit| {
+            opencode::messages_after(&snapshot, id, after, limit)
+        })?;
+    snapshot.rollback()?;
+    Ok(out)
+}
+
+/// OpenCode's JSON storage from before its database (1.1 and earlier: `storage/session/…`,
+/// `storage/message/<session>/…`, `storage/part/<message>/…`), read as the database is.
+fn import_opencode_storage(store: &Store, dir: &Path, control: &Control<'_>) -> Result<Vec<ImportedSession>> {
+    let storage = opencode_storage::Storage::read(dir)?;
+    let sessions = storage.sessions();
+    // A message file is whole once written; one still running has a tool part still pending.
+    import_opencode_sessions(store, dir, control, sessions, opencode::has_no_running_tool, &mut |id, after, limit| {
+        Ok(storage.messages_after(id, after, limit))
+    })
+}
+
+/// The messages of OpenCode session `id` after `(time, id)`, at most `limit`.
+type MessagesAfter<'a> = dyn FnMut(&str, Option<(i64, String)>, usize) -> Result<Vec<opencode::SourceMessage>> + 'a;
+
+/// Imports OpenCode's sessions from one store (its database or its JSON storage), each from its
+/// cursor on, in batches.
+fn import_opencode_sessions(
+    store: &Store,
+    path: &Path,
+    control: &Control<'_>,
+    sessions: Vec<opencode::SourceSession>,
+    is_complete: fn(&opencode::SourceMessage) -> bool,
+    messages_after: &mut MessagesAfter<'_>,
+) -> Result<Vec<ImportedSession>> {
     let path_text = path.display().to_string();
     let mut out = Vec::new();
-    for source in opencode::sessions(&snapshot)? {
+    for source in sessions {
         let title = if source.title.is_empty() { source.id.clone() } else { source.title.clone() };
         let created = opencode::iso(source.created);
         let session = resolve_session(store, SourceKind::OpenCode, &source.id, path)?;
@@ -1089,7 +1336,7 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
         if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
             let cursor: Option<OpenCodeCursor> = serde_json::from_str(&stored).ok();
             if let Some(cursor) = cursor.filter(|_| stored_path == path_text) {
-                if opencode::messages_after(&snapshot, &source.id, cursor.state.last.clone(), 1)?.is_empty() {
+                if messages_after(&source.id, cursor.state.last.clone(), 1)?.is_empty() {
                     out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, 0)?);
                     continue;
                 }
@@ -1117,13 +1364,8 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
             if control.cancelled() {
                 return Err(Error::Cancelled);
             }
-            let messages = opencode::messages_after(
-                &snapshot,
-                &source.id,
-                cursor.state.last.clone(),
-                opencode::MESSAGES_PER_BATCH,
-            )?;
-            let complete: Vec<_> = messages.iter().take_while(|m| opencode::is_complete(m)).collect();
+            let messages = messages_after(&source.id, cursor.state.last.clone(), opencode::MESSAGES_PER_BATCH)?;
+            let complete: Vec<_> = messages.iter().take_while(|m| is_complete(m)).collect();
             if complete.is_empty() {
                 break;
             }
@@ -1133,8 +1375,12 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
                     None => state.insert(sink_state(tx, &session)?),
                 };
                 let mut sink = Sink { tx, session: &session, state };
+                if source.updated > 0 {
+                    sink.touch(&opencode::iso(source.updated))?;
+                }
                 if let Some(parent) = &source.parent {
                     imported::set_title(tx, &session, &format!("{title} (sub-agent of {parent})"))?;
+                    imported::set_parent(tx, &session, &session_id(SourceKind::OpenCode, parent), None)?;
                 }
                 for message in &complete {
                     for (row, reason) in cursor.state.message(&mut sink, message)? {
@@ -1156,10 +1402,11 @@ fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<
         }
         out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, added)?);
     }
-    snapshot.rollback()?;
     Ok(out)
 }
 
+#[cfg(test)]
+mod corpus_tests;
 #[cfg(test)]
 mod load_tests;
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub struct SourceSession {
     pub directory: String,
     pub parent: Option<String>,
     pub created: i64,
+    /// When OpenCode last updated the session (epoch ms; 0 when it does not say).
+    pub updated: i64,
 }
 
 /// A message with its parts, as stored.
@@ -108,7 +110,7 @@ fn number(row: &rusqlite::Row<'_>, index: usize) -> i64 {
 
 /// The database's sessions; a row that cannot be one (no id) is skipped.
 pub fn sessions(conn: &Connection) -> Result<Vec<SourceSession>> {
-    let mut stmt = conn.prepare("SELECT id, title, directory, parent_id, time_created FROM session")?;
+    let mut stmt = conn.prepare("SELECT id, title, directory, parent_id, time_created, time_updated FROM session")?;
     let rows = stmt.query_map([], |r| {
         Ok(text(r, 0).ok().map(|id| SourceSession {
             id,
@@ -116,6 +118,7 @@ pub fn sessions(conn: &Connection) -> Result<Vec<SourceSession>> {
             directory: text(r, 2).unwrap_or_default(),
             parent: text(r, 3).ok(),
             created: number(r, 4),
+            updated: number(r, 5),
         }))
     })?;
     let mut out: Vec<SourceSession> = rows.collect::<rusqlite::Result<Vec<_>>>()?.into_iter().flatten().collect();
@@ -173,14 +176,17 @@ pub fn messages_after(
 pub fn is_complete(message: &SourceMessage) -> bool {
     let Ok(data) = &message.data else { return true };
     if data["role"] == "assistant" {
-        let running = message.parts.iter().any(|(_, p)| {
-            p.as_ref().is_ok_and(|p| {
-                matches!(value_at(p, "/state/status").and_then(Value::as_str), Some("pending" | "running"))
-            })
-        });
-        return value_at(data, "/time/completed").is_some_and(|t| !t.is_null()) && !running;
+        return value_at(data, "/time/completed").is_some_and(|t| !t.is_null()) && has_no_running_tool(message);
     }
     !message.parts.is_empty()
+}
+
+/// Whether none of `message`'s tool parts is still pending or running.
+pub fn has_no_running_tool(message: &SourceMessage) -> bool {
+    !message.parts.iter().any(|(_, p)| {
+        p.as_ref()
+            .is_ok_and(|p| matches!(value_at(p, "/state/status").and_then(Value::as_str), Some("pending" | "running")))
+    })
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -247,6 +253,16 @@ impl OpenCode {
                     texts.push(part["text"].as_str().unwrap_or_default().to_string());
                 }
                 _ => other.push((*part).clone()),
+            }
+        }
+        // A message whose parts were never written (the first releases): its text is kept in its
+        // summary's body.
+        if texts.is_empty() && other.is_empty() && message.parts.is_empty() {
+            if let Some(body) =
+                message.data.as_ref().ok().and_then(|d| value_at(d, "/summary/body")).and_then(Value::as_str)
+            {
+                texts.push(body.to_string());
+                synthetic = false;
             }
         }
         if texts.is_empty() && other.is_empty() {
@@ -342,7 +358,10 @@ impl OpenCode {
                 model,
                 prompt_tokens: input.map(|i| i + read.unwrap_or(0) + write),
                 cached_tokens: read,
+                cache_write_tokens: input.map(|_| write),
                 completion_tokens: tokens["output"].as_u64(),
+                // The cost OpenCode recorded from its model table (a number of USD).
+                recorded_cost_pd: data.get("cost").filter(|c| c.is_number()).and_then(super::claude::picodollars),
                 duration_ms: created.zip(completed).map(|(a, b)| (b - a).max(0) as u64),
                 finish_reason: data["finish"].as_str().map(str::to_string),
                 response_seq: Some(seq),
@@ -352,6 +371,9 @@ impl OpenCode {
         )?;
         if summary {
             crate::store::imported::link_summary_call(sink.tx, sink.session, call, seq)?;
+        }
+        if let Some(done) = completed {
+            sink.touch(&iso(done))?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::sink::{title_of, Record, Sink, Usage};
+use super::sink::{title_of, Record, Sink, TitleFrom, Usage};
 use super::{str_at, value_at, Skip};
 use crate::error::Result;
 use crate::events::CompactionReason;
@@ -50,7 +50,22 @@ impl Qwen {
                     }
                     Skip::No
                 }
-                _ => Skip::No, // attribution snapshots, titles, slash commands: bookkeeping
+                Some("custom_title") => {
+                    // `/rename` (0.15 on), written again at each start: the latest wins.
+                    if let Some(title) = str_at(record, "/systemPayload/customTitle").filter(|t| !t.trim().is_empty()) {
+                        sink.offer_title(&title_of(title), TitleFrom::Custom)?;
+                    }
+                    Skip::No
+                }
+                Some("rewind") => {
+                    // `/rewind` (0.15 on): the marker's parent is the last record kept; what was
+                    // written after it leaves the model's view (the stored view keeps it, marked).
+                    if let Some(kept) = str_at(record, "/parentUuid").map(|p| sink.seq_of(p)).transpose()?.flatten() {
+                        sink.rewind(kept + 1)?;
+                    }
+                    Skip::No
+                }
+                _ => Skip::No, // attribution snapshots, slash commands: bookkeeping
             },
             other => Skip::Yes(format!("a record of type {other:?}")),
         };
@@ -61,7 +76,7 @@ impl Qwen {
     fn user(&mut self, sink: &mut Sink<'_, '_>, record: &Value, at: &str) -> Result<Skip> {
         let (text, _, _) = parts(value_at(record, "/message/parts"));
         if !self.titled && !text.trim().is_empty() {
-            sink.set_title(&title_of(&text))?;
+            sink.offer_title(&title_of(&text), TitleFrom::Prompt)?;
             self.titled = true;
         }
         sink.push(Record::new(Role::User, text, at).id(str_at(record, "/uuid")))?;
@@ -188,6 +203,10 @@ pub(super) fn parts(parts: Option<&Value>) -> (String, Vec<String>, Vec<ToolCall
     let mut texts = Vec::new();
     let mut thoughts = Vec::new();
     let mut calls = Vec::new();
+    // The first versions wrote a user's content as a plain string.
+    if let Some(Value::String(text)) = parts {
+        return (text.clone(), thoughts, calls);
+    }
     for part in parts.and_then(Value::as_array).into_iter().flatten() {
         if let Some(text) = part.get("text").and_then(Value::as_str) {
             if part.get("thought").and_then(Value::as_bool) == Some(true) {
@@ -231,7 +250,8 @@ fn gemini_usage(
         model,
         prompt_tokens: n("promptTokenCount"),
         cached_tokens: n("cachedContentTokenCount"),
-        completion_tokens: n("candidatesTokenCount"),
+        // Thinking is billed as output: the completion counts it (as Gemini CLI's importer does).
+        completion_tokens: n("candidatesTokenCount").map(|c| c + n("thoughtsTokenCount").unwrap_or(0)),
         response_seq,
         response,
         started_at: at.to_string(),

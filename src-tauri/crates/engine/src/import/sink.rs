@@ -11,7 +11,7 @@ use crate::store::imported::{self, Placement, RequestShape};
 use crate::store::{seq_ranges, Tx};
 use crate::transcript::{message_chars, Role};
 
-pub use crate::store::imported::{Record, Usage};
+pub use crate::store::imported::{Record, TitleFrom, Usage};
 
 impl Record {
     pub fn new(role: Role, content: impl Into<String>, created_at: &str) -> Self {
@@ -69,12 +69,34 @@ pub struct SinkState {
     /// Every message after the last range is off view: the next live one extends it.
     bridged: bool,
     chars: u64,
-    /// The newest record time seen and not yet written to the session's last activity.
-    touched: Option<String>,
+    /// The newest record time seen and not yet written to the session's last activity (as an
+    /// instant in microseconds, and as written).
+    touched: Option<(i64, String)>,
     /// Messages stored this batch and not yet in the search index (row id, content).
     unindexed: Vec<(i64, String)>,
     /// Messages added by this import run.
     pub added: u64,
+    /// The sessions of sub-agent threads the source holds inside its file (Claude Code's
+    /// sidechains), by the importer's key for the thread: each a session of its own.
+    threads: std::collections::BTreeMap<String, Thread>,
+    /// The session's agent, once asked.
+    kind: Option<crate::store::SourceKind>,
+}
+
+/// A sub-agent thread's session while its parent's source is read.
+#[derive(Debug, Clone)]
+struct Thread {
+    session: String,
+    state: SinkState,
+}
+
+/// What a sub-agent thread's session is: its source id, its first record's time, and the tool call
+/// of the parent that started it when the records say.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadSpec {
+    pub source_id: String,
+    pub created_at: String,
+    pub parent_tool_call: Option<String>,
 }
 
 impl SinkState {
@@ -135,7 +157,7 @@ pub struct Sink<'a, 't> {
     pub state: &'a mut SinkState,
 }
 
-impl Sink<'_, '_> {
+impl<'t> Sink<'_, 't> {
     /// Stores `record` at the end of the transcript (or at `anchor`) and returns its seq.
     pub fn push(&mut self, record: Record) -> Result<i64> {
         self.insert(record, None, None, false)
@@ -262,6 +284,88 @@ impl Sink<'_, '_> {
         )
     }
 
+    /// The sink of sub-agent thread `key` (its session made at the first record, under this one).
+    pub fn thread(&mut self, key: &str, spec: impl FnOnce() -> ThreadSpec) -> Result<Sink<'_, 't>> {
+        if !self.state.threads.contains_key(key) {
+            let spec = spec();
+            let kind = self.kind()?;
+            let id = super::session_id(kind, &spec.source_id);
+            imported::open_thread(
+                self.tx,
+                self.session,
+                &id,
+                &spec.source_id,
+                &spec.created_at,
+                spec.parent_tool_call.as_deref(),
+            )?;
+            let (next_seq, rows, order) = imported::append_state(self.tx, &id)?;
+            let state = SinkState::new(next_seq, rows, order);
+            self.state.threads.insert(key.to_string(), Thread { session: id, state });
+        }
+        let Some(thread) = self.state.threads.get_mut(key) else {
+            return Err(crate::error::Error::Unreadable(format!("thread {key} was not opened")));
+        };
+        Ok(Sink { tx: self.tx, session: &thread.session, state: &mut thread.state })
+    }
+
+    /// Updates ledger row `call` with the figures of a later record of the same response.
+    pub fn update_call(&self, call: i64, usage: &Usage) -> Result<()> {
+        imported::update_call_usage(self.tx, call, usage)
+    }
+
+    /// The agent the session is read from.
+    fn kind(&mut self) -> Result<crate::store::SourceKind> {
+        match self.state.kind {
+            Some(kind) => Ok(kind),
+            None => {
+                let kind = imported::source_of(self.tx, self.session)?;
+                self.state.kind = Some(kind);
+                Ok(kind)
+            }
+        }
+    }
+
+    /// Titles the session `title` from `from`, unless a stronger source already titled it.
+    pub fn offer_title(&self, title: &str, from: imported::TitleFrom) -> Result<()> {
+        imported::offer_title(self.tx, self.session, title, from)
+    }
+
+    /// Keeps a title the agent wrote for its record `leaf`, which may be in another file.
+    pub fn put_agent_title(&mut self, leaf: &str, title: &str) -> Result<()> {
+        let kind = self.kind()?;
+        imported::put_agent_title(self.tx, kind, leaf, title)
+    }
+
+    /// The title the agent wrote (anywhere) for its record `id`.
+    pub fn agent_title(&mut self, id: &str) -> Result<Option<String>> {
+        let kind = self.kind()?;
+        imported::agent_title(self.tx, kind, id)
+    }
+
+    /// A rewind (the agent's `/rewind`): stored messages from `seq` on leave the model's view; the
+    /// stored view keeps them, marked `rewound`.
+    pub fn rewind(&mut self, seq: i64) -> Result<()> {
+        imported::rewind_from(self.tx, self.session, seq)?;
+        let kept: Vec<Live> = self.state.live.iter().copied().filter(|l| l.seq < seq).collect();
+        self.state.replace(kept);
+        Ok(())
+    }
+
+    /// Adds `key: value` to what stored message `seq` keeps of its record.
+    pub fn mark(&self, seq: i64, key: &str, value: Value) -> Result<()> {
+        imported::set_meta_key(self.tx, self.session, seq, key, &value)
+    }
+
+    /// Names the session that started this one (a sub-agent's own file) and the tool call that did.
+    pub fn set_parent(&self, parent: &str, tool_call: Option<&str>) -> Result<()> {
+        imported::set_parent(self.tx, self.session, parent, tool_call)
+    }
+
+    /// The whole session's cost as the agent recorded it, in picodollars.
+    pub fn set_recorded_cost(&self, picodollars: i64) -> Result<()> {
+        imported::set_recorded_cost(self.tx, self.session, picodollars)
+    }
+
     /// Names message `seq` as the answer of ledger row `call`.
     pub fn answered(&self, call: i64, seq: i64) -> Result<()> {
         imported::set_response_seq(self.tx, call, seq)
@@ -283,8 +387,12 @@ impl Sink<'_, '_> {
     /// Moves the session's last activity to `at` (the source's time of its newest record), when
     /// the batch is written ([`Sink::flush`]).
     pub fn touch(&mut self, at: &str) -> Result<()> {
-        if !at.is_empty() && self.state.touched.as_deref().is_none_or(|t| t < at) {
-            self.state.touched = Some(at.to_string());
+        // Only a time: a record's placeholder or garbage in its time field is no activity. Times
+        // are compared as instants (agents write them with different precisions and offsets).
+        let Ok(instant) = chrono::DateTime::parse_from_rfc3339(at) else { return Ok(()) };
+        let instant = instant.timestamp_micros();
+        if self.state.touched.as_ref().is_none_or(|(t, _)| *t < instant) {
+            self.state.touched = Some((instant, at.to_string()));
         }
         Ok(())
     }
@@ -293,10 +401,14 @@ impl Sink<'_, '_> {
     /// activity.
     pub fn flush(&mut self) -> Result<()> {
         imported::index_messages(self.tx, &std::mem::take(&mut self.state.unindexed))?;
-        match self.state.touched.take() {
-            Some(at) => imported::touch(self.tx, self.session, &at),
-            None => Ok(()),
+        if let Some((_, at)) = self.state.touched.take() {
+            imported::touch(self.tx, self.session, &at)?;
         }
+        let tx = self.tx;
+        for thread in self.state.threads.values_mut() {
+            Sink { tx, session: &thread.session, state: &mut thread.state }.flush()?;
+        }
+        Ok(())
     }
 }
 

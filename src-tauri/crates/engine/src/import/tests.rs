@@ -401,7 +401,7 @@ fn paths_that_hold_no_known_format_are_told_apart_from_unreadable_ones() {
 }
 
 #[test]
-fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger() {
+fn claude_code_sidechains_are_sessions_of_their_own_and_parallel_calls_count_once_in_the_ledger() {
     let (_dir, store) = store();
     let work = tempfile::tempdir().unwrap();
     let path = work.path().join("46c4be69-b0e3-487e-97a4-c6832402089e.jsonl");
@@ -442,12 +442,21 @@ fn claude_code_sidechains_stay_apart_and_parallel_calls_count_once_in_the_ledger
     text.extend(lines[at..].iter().map(|l| l.to_string()));
     std::fs::write(&path, text.join("\n") + "\n").unwrap();
 
-    let imported = import_one(&store, &path);
+    // The sub-agent is a session of its own under the main one; the main view never holds it.
+    let report = import(&store, std::slice::from_ref(&path));
+    assert!(report.errors.is_empty(), "{report:?}");
+    let ids: Vec<&str> = report.imported.iter().map(|s| s.source_id.as_str()).collect();
+    assert_eq!(ids, ["46c4be69-b0e3-487e-97a4-c6832402089e", "agent-a1"]);
+    let (imported, agent) = (&report.imported[0], &report.imported[1]);
     let stored = stored_view(&store, &session_of(&store, &imported.id)).unwrap();
-    let side: Vec<&crate::view::StoredMessage> = stored.messages.iter().filter(|m| m.off_view).collect();
-    assert_eq!(side.len(), 2);
-    assert!(side.iter().all(|m| m.meta.as_ref().unwrap()["sidechain"] == json!(true)));
-    assert_eq!(side[0].content, "Explore: find the parser — 解析");
+    assert!(!stored.messages.iter().any(|m| m.content.contains("解析")), "the sub-agent's records are its own");
+    let sub = stored_view(&store, &session_of(&store, &agent.id)).unwrap();
+    assert_eq!(
+        sub.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(),
+        ["Explore: find the parser — 解析", "src/parser.rs"]
+    );
+    assert_eq!(session_of(&store, &agent.id).parent_session.as_deref(), Some(imported.id.as_str()));
+    assert_eq!(sub.model_calls.len(), 1, "the sub-agent's call is in its own ledger, once");
     assert_eq!(
         stored.model_calls.len(),
         13,

@@ -122,14 +122,13 @@ fn finish(stop_reason: &str) -> String {
 
 /// Fills `usage` from an Anthropic `usage` object (whole or in part, as `message_delta` sends it).
 fn read_usage(usage: &mut Usage, value: &Value) {
-    let n = |key: &str| value.get(key).and_then(Value::as_u64);
-    let (input, read, written) = (n("input_tokens"), n("cache_read_input_tokens"), n("cache_creation_input_tokens"));
-    if input.is_some() || read.is_some() || written.is_some() {
-        usage.prompt_tokens = Some(input.unwrap_or(0) + read.unwrap_or(0) + written.unwrap_or(0));
-        usage.cached_tokens = read.or(usage.cached_tokens);
-        usage.cache_write_tokens = written.or(usage.cache_write_tokens);
+    let read = crate::cost::AnthropicUsage::read(value);
+    if read.prompt.is_some() {
+        usage.prompt_tokens = read.prompt;
+        usage.cached_tokens = read.cache_read.or(usage.cached_tokens);
+        usage.cache_write_tokens = read.cache_write.or(usage.cache_write_tokens);
     }
-    if let Some(output) = n("output_tokens") {
+    if let Some(output) = read.output {
         usage.completion_tokens = Some(output);
     }
 }

@@ -198,15 +198,12 @@ fn read_usage(value: &Value, out: &mut Usage) {
     if let Some(completion) = n("/completion_tokens") {
         out.completion = Some(completion);
     }
-    let anthropic =
-        usage.get("cache_read_input_tokens").is_some() || usage.get("cache_creation_input_tokens").is_some();
     if let Some(input) = n("/input_tokens") {
-        if anthropic {
-            let read = n("/cache_read_input_tokens").unwrap_or(0);
-            let written = n("/cache_creation_input_tokens").unwrap_or(0);
-            out.prompt = Some(input + read + written);
-            out.cached = Some(read);
-            out.cache_write = Some(written);
+        if crate::cost::AnthropicUsage::is_anthropic(usage) {
+            let read = crate::cost::AnthropicUsage::read(usage);
+            out.prompt = read.prompt;
+            out.cached = Some(read.cache_read.unwrap_or(0));
+            out.cache_write = Some(read.cache_write.unwrap_or(0));
         } else {
             out.prompt = Some(input);
             out.cached = n("/input_tokens_details/cached_tokens").or(out.cached);

@@ -83,6 +83,9 @@ impl Store {
             source: None,
             source_path: None,
             forked_from: Some(ForkedFrom { session: source.id.to_string(), seq }),
+            source_id: None,
+            parent_session: None,
+            parent_tool_call: None,
         };
         self.write(|tx| {
             tx.conn().execute(

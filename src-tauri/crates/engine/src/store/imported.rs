@@ -47,6 +47,12 @@ pub struct Usage {
     pub cached_tokens: Option<u64>,
     /// Input written to the prompt cache (Claude Code's `cache_creation_input_tokens`).
     pub cache_write_tokens: Option<u64>,
+    /// The part of `cache_write_tokens` written to a 1-hour cache.
+    pub cache_write_1h_tokens: Option<u64>,
+    /// What the agent recorded the call cost, in picodollars.
+    pub recorded_cost_pd: Option<i64>,
+    /// Requests the row stands for (several where the agent recorded only their total).
+    pub requests: u64,
     /// The reason the agent recorded for a cache miss, when it did.
     pub agent_cache_reason: Option<String>,
     pub completion_tokens: Option<u64>,
@@ -72,6 +78,9 @@ impl Usage {
             prompt_tokens: None,
             cached_tokens: None,
             cache_write_tokens: None,
+            cache_write_1h_tokens: None,
+            recorded_cost_pd: None,
+            requests: 1,
             agent_cache_reason: None,
             completion_tokens: None,
             duration_ms: None,
@@ -202,8 +211,10 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
         "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
              tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
              completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at,
-             request_source, request_ref, cache_write_tokens, agent_cache_reason)
-         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+             request_source, request_ref, cache_write_tokens, agent_cache_reason, cache_write_1h_tokens,
+             recorded_cost_pd, requests)
+         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                 ?22, ?23, ?24)",
     )?;
     stmt.execute(params![
         session,
@@ -227,11 +238,125 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
         usage.request_ref.as_ref().map(Value::to_string),
         usage.cache_write_tokens.map(|v| v as i64),
         usage.agent_cache_reason,
+        usage.cache_write_1h_tokens.map(|v| v as i64),
+        usage.recorded_cost_pd,
+        usage.requests.max(1) as i64,
     ])?;
     Ok(tx.conn().last_insert_rowid())
 }
 
+/// Replaces the figures of ledger row `call` with a later record's of the same response (an
+/// agent that writes one response over several records, the final figures on the last).
+pub fn update_call_usage(tx: &Tx<'_>, call: i64, usage: &Usage) -> Result<()> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4,
+                 finish_reason = coalesce(?5, finish_reason), cache_write_tokens = ?6, cache_write_1h_tokens = ?7,
+                 recorded_cost_pd = coalesce(?8, recorded_cost_pd)
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            call,
+            usage.prompt_tokens.map(|v| v as i64),
+            usage.cached_tokens.map(|v| v as i64),
+            usage.completion_tokens.map(|v| v as i64),
+            usage.finish_reason,
+            usage.cache_write_tokens.map(|v| v as i64),
+            usage.cache_write_1h_tokens.map(|v| v as i64),
+            usage.recorded_cost_pd,
+        ])?;
+    Ok(())
+}
+
+/// The whole session's cost as the agent recorded it (picodollars), replacing an earlier figure.
+pub fn set_recorded_cost(tx: &Tx<'_>, session: &str, picodollars: i64) -> Result<()> {
+    tx.conn().execute("UPDATE sessions SET recorded_cost_pd = ?2 WHERE id = ?1", params![session, picodollars])?;
+    Ok(())
+}
+
 pub use super::sessions::set_title;
+
+/// Where an agent's title came from, weakest first: a title replaces one from a weaker source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TitleFrom {
+    Prompt,
+    Summary,
+    Custom,
+}
+
+impl TitleFrom {
+    fn as_str(self) -> &'static str {
+        match self {
+            TitleFrom::Prompt => "prompt",
+            TitleFrom::Summary => "summary",
+            TitleFrom::Custom => "custom",
+        }
+    }
+}
+
+/// The rank SQL gives a stored `title_from` (none and unknown values rank lowest).
+const TITLE_RANK: &str = "CASE title_from WHEN 'custom' THEN 3 WHEN 'summary' THEN 2 WHEN 'prompt' THEN 1 ELSE 0 END";
+
+/// Titles the session `title` from `from` unless a stronger source already titled it.
+pub fn offer_title(tx: &Tx<'_>, session: &str, title: &str, from: TitleFrom) -> Result<()> {
+    let rank = from as i64 + 1;
+    tx.conn()
+        .prepare_cached(&format!(
+            "UPDATE sessions SET title = ?2, title_from = ?3 WHERE id = ?1 AND {TITLE_RANK} <= ?4"
+        ))?
+        .execute(params![session, title, from.as_str(), rank])?;
+    Ok(())
+}
+
+/// Keeps a title an agent wrote for record `leaf` (wherever that record is), and titles every
+/// session already holding that record.
+pub fn put_agent_title(tx: &Tx<'_>, source: SourceKind, leaf: &str, title: &str) -> Result<()> {
+    let conn = tx.conn();
+    conn.prepare_cached("INSERT OR REPLACE INTO agent_titles (source, leaf, title) VALUES (?1, ?2, ?3)")?
+        .execute(params![source, leaf, title])?;
+    let sessions: Vec<String> = {
+        let mut stmt = conn.prepare_cached(
+            "SELECT DISTINCT m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id
+             WHERE m.source_id = ?1 AND s.source = ?2",
+        )?;
+        let rows = stmt.query_map(params![leaf, source], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for session in sessions {
+        offer_title(tx, &session, title, TitleFrom::Summary)?;
+    }
+    Ok(())
+}
+
+/// The title an agent wrote for record `leaf`, if it wrote one.
+pub fn agent_title(tx: &Tx<'_>, source: SourceKind, leaf: &str) -> Result<Option<String>> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT title FROM agent_titles WHERE source = ?1 AND leaf = ?2")?
+        .query_row(params![source, leaf], |r| r.get(0))
+        .optional()?)
+}
+
+/// Takes the messages from `seq` on out of the model's view (an agent's rewind), marked so.
+pub fn rewind_from(tx: &Tx<'_>, session: &str, seq: i64) -> Result<()> {
+    tx.conn().execute(
+        "UPDATE messages SET off_view = 1, meta = json_set(coalesce(meta, '{}'), '$.rewound', json('true'))
+         WHERE session_id = ?1 AND seq >= ?2 AND off_view = 0 AND compacted = 0",
+        params![session, seq],
+    )?;
+    Ok(())
+}
+
+/// Sets `key` in the kept record fields (`meta`) of message `seq`.
+pub fn set_meta_key(tx: &Tx<'_>, session: &str, seq: i64, key: &str, value: &Value) -> Result<()> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE messages SET meta = json_set(coalesce(meta, '{}'), '$.' || ?3, json(?4))
+             WHERE session_id = ?1 AND seq = ?2",
+        )?
+        .execute(params![session, seq, key, value.to_string()])?;
+    Ok(())
+}
 
 /// Names message `seq` as the answer of ledger row `call`.
 pub fn set_response_seq(tx: &Tx<'_>, call: i64, seq: i64) -> Result<()> {
@@ -266,7 +391,10 @@ pub fn set_system_prompt(tx: &Tx<'_>, session: &str, prompt: &str) -> Result<()>
 pub fn touch(tx: &Tx<'_>, session: &str, at: &str) -> Result<()> {
     if !at.is_empty() {
         tx.conn()
-            .prepare_cached("UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1")?
+            .prepare_cached(
+                "UPDATE sessions SET updated_at = ?2, created_at = CASE WHEN created_at = '' THEN ?2 ELSE created_at END
+                 WHERE id = ?1 AND coalesce(julianday(updated_at), 0) < julianday(?2)",
+            )?
             .execute(params![session, at])?;
     }
     Ok(())
@@ -343,11 +471,8 @@ pub fn upsert_session(store: &Store, identity: &ImportedIdentity<'_>) -> Result<
                 Ok(cursor)
             }
             None => {
-                let created = if identity.created_at.is_empty() {
-                    crate::events::now_rfc3339()
-                } else {
-                    identity.created_at.to_string()
-                };
+                // Undated until a record's time dates it (never the time of the import).
+                let created = identity.created_at.to_string();
                 conn.execute(
                     "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, source_id)
                      VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
@@ -364,6 +489,69 @@ pub fn upsert_session(store: &Store, identity: &ImportedIdentity<'_>) -> Result<
                 Ok(None)
             }
         }
+    })
+}
+
+/// The agent an imported session was read from.
+pub fn source_of(tx: &Tx<'_>, session: &str) -> Result<SourceKind> {
+    let source: Option<SourceKind> =
+        tx.conn().query_row("SELECT source FROM sessions WHERE id = ?1", [session], |r| r.get(0))?;
+    source.ok_or_else(|| crate::error::Error::Unreadable(format!("session {session} was not imported")))
+}
+
+/// Makes (once) the session of a sub-agent thread read from `parent`'s source: same agent, file
+/// and workspace, titled by its source id until its first prompt names it.
+pub fn open_thread(
+    tx: &Tx<'_>,
+    parent: &str,
+    id: &str,
+    source_id: &str,
+    created_at: &str,
+    parent_tool_call: Option<&str>,
+) -> Result<()> {
+    tx.conn().execute(
+        "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, source_id,
+                               parent_session, parent_tool_call)
+         SELECT ?2, ?3, workspace, coalesce(nullif(?4, ''), created_at), coalesce(nullif(?4, ''), created_at),
+                source, source_path, ?3, id, ?5
+         FROM sessions WHERE id = ?1
+         ON CONFLICT (id) DO UPDATE SET parent_tool_call = coalesce(excluded.parent_tool_call, parent_tool_call)",
+        params![parent, id, source_id, created_at, parent_tool_call],
+    )?;
+    Ok(())
+}
+
+/// Names the session that started sub-agent session `session` (a sub-agent's own file).
+pub fn set_parent(tx: &Tx<'_>, session: &str, parent: &str, tool_call: Option<&str>) -> Result<()> {
+    tx.conn().execute(
+        "UPDATE sessions SET parent_session = ?2, parent_tool_call = coalesce(?3, parent_tool_call) WHERE id = ?1",
+        params![session, parent, tool_call],
+    )?;
+    Ok(())
+}
+
+/// The sub-agent sessions read from the same source file as `session`, inside it.
+pub fn threads_of(store: &Store, session: &str) -> Result<Vec<String>> {
+    store.read(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT t.id FROM sessions t JOIN sessions p ON p.id = t.parent_session
+             WHERE p.id = ?1 AND t.source_path = p.source_path ORDER BY t.created_at, t.id",
+        )?;
+        let rows = stmt.query_map([session], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    })
+}
+
+/// Dates a session none of whose records carried a time by its file's (last modification).
+pub fn date_if_undated(store: &Store, session: &str, at: &str) -> Result<()> {
+    store.write(|tx| {
+        tx.conn().execute(
+            "UPDATE sessions SET created_at = CASE WHEN created_at = '' THEN ?2 ELSE created_at END,
+                                 updated_at = CASE WHEN updated_at = '' THEN ?2 ELSE updated_at END
+             WHERE id = ?1 AND (created_at = '' OR updated_at = '')",
+            params![session, at],
+        )?;
+        Ok(())
     })
 }
 
@@ -386,6 +574,29 @@ pub fn supersede(tx: &Tx<'_>, session: &str) -> Result<SessionId> {
         conn.execute(&format!("UPDATE {table} SET session_id = ?2 WHERE session_id = ?1"), params![session, archive])?;
     }
     conn.execute("UPDATE sessions SET source_cursor = NULL WHERE id = ?1", [session])?;
+    // The sub-agent threads read from inside the same file go with the earlier reading.
+    let threads: Vec<String> = {
+        let mut stmt = conn.prepare(
+            "SELECT t.id FROM sessions t JOIN sessions p ON p.id = t.parent_session
+             WHERE p.id = ?1 AND t.source_path = p.source_path",
+        )?;
+        let rows = stmt.query_map([session], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for thread in threads {
+        let moved = SessionId::from_string(uuid::Uuid::now_v7().to_string());
+        conn.execute(
+            "INSERT INTO sessions (id, title, workspace, created_at, updated_at, source, source_path, system_prompt,
+                                   parent_session)
+             SELECT ?2, title || ' (superseded ' || ?3 || ')', workspace, created_at, updated_at, source, source_path,
+                    system_prompt, ?4
+             FROM sessions WHERE id = ?1",
+            params![thread, moved, now, archive],
+        )?;
+        for table in ["messages", "compactions", "model_calls", "tool_calls", "events", "request_parts"] {
+            conn.execute(&format!("UPDATE {table} SET session_id = ?2 WHERE session_id = ?1"), params![thread, moved])?;
+        }
+    }
     Ok(archive)
 }
 

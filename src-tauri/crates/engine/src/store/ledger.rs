@@ -170,6 +170,12 @@ pub struct ModelCallRecord {
     pub cache_write_tokens: Option<u64>,
     /// The reason the agent itself recorded for a cache miss (Claude Code's `cache_miss_reason`).
     pub agent_cache_reason: Option<String>,
+    /// The part of `cache_write_tokens` written to a 1-hour cache.
+    pub cache_write_1h_tokens: Option<u64>,
+    /// What the agent itself recorded this call cost, in picodollars.
+    pub recorded_cost_pd: Option<i64>,
+    /// Requests the row stands for: 1, or several an agent recorded only as a total.
+    pub requests: u64,
 }
 
 fn params_say_reconstructed(params: rusqlite::types::ValueRef<'_>) -> bool {
@@ -210,6 +216,9 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
         },
         cache_write_tokens: row.get(20)?,
         agent_cache_reason: row.get(21)?,
+        cache_write_1h_tokens: row.get(22)?,
+        recorded_cost_pd: row.get(23)?,
+        requests: row.get(24)?,
     })
 }
 
@@ -271,7 +280,8 @@ impl Store {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
                         prompt_tokens, cached_tokens, completion_tokens, prompt_ms, ttft_ms, duration_ms, finish_reason,
-                        error, response_seq, started_at, request_source, cache_write_tokens, agent_cache_reason
+                        error, response_seq, started_at, request_source, cache_write_tokens, agent_cache_reason,
+                        cache_write_1h_tokens, recorded_cost_pd, requests
                  FROM model_calls WHERE session_id = ?1 ORDER BY id",
             )?;
             let rows = stmt.query_map([session], record_from_row)?;

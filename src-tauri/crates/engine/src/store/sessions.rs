@@ -10,7 +10,17 @@ use crate::transcript::{message_chars, Message, MessageMeta, NewMessage, Role, T
 
 /// The agents whose sessions Alisio reads.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::Display,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+    strum::EnumIter,
 )]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum SourceKind {
@@ -170,6 +180,18 @@ pub struct Session {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub forked_from: Option<ForkedFrom>,
+    /// The source's own id of an imported session.
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub source_id: Option<String>,
+    /// The session that started this one, for a sub-agent's session, and the tool call that did
+    /// when its records name it.
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub parent_session: Option<String>,
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub parent_tool_call: Option<String>,
 }
 
 /// Where a fork came from: the source session and the message after which it branched.
@@ -223,7 +245,8 @@ pub(crate) const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls
 
 /// The columns of a session row, in the order `session_from_row` reads them.
 pub(crate) const SESSION_COLUMNS: &str =
-    "id, title, workspace, created_at, updated_at, source, source_path, forked_from, forked_at_seq";
+    "id, title, workspace, created_at, updated_at, source, source_path, forked_from, forked_at_seq, source_id, \
+     parent_session, parent_tool_call";
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -238,6 +261,9 @@ fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
             (Some(session), Some(seq)) => Some(ForkedFrom { session, seq }),
             _ => None,
         },
+        source_id: row.get(9)?,
+        parent_session: row.get(10)?,
+        parent_tool_call: row.get(11)?,
     })
 }
 
@@ -299,6 +325,21 @@ pub fn set_title(tx: &Tx<'_>, session: &str, title: &str) -> Result<()> {
 }
 
 impl Store {
+    /// What the agent itself recorded the session cost, in picodollars: its figure for the whole
+    /// session where it keeps one, else the sum of what it recorded per call; `None` when it
+    /// recorded neither.
+    pub fn recorded_cost(&self, session: &str) -> Result<Option<i64>> {
+        self.read(|conn| {
+            Ok(conn.query_row(
+                "SELECT coalesce(s.recorded_cost_pd,
+                                 (SELECT sum(recorded_cost_pd) FROM model_calls WHERE session_id = s.id))
+                 FROM sessions s WHERE s.id = ?1",
+                [session],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
     pub fn create_session(&self, workspace: &str, title: &str) -> Result<Session> {
         let now = now_rfc3339();
         let session = Session {
@@ -310,6 +351,9 @@ impl Store {
             source: None,
             source_path: None,
             forked_from: None,
+            source_id: None,
+            parent_session: None,
+            parent_tool_call: None,
         };
         self.write(|tx| {
             tx.conn().execute(

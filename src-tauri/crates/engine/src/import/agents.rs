@@ -1,0 +1,143 @@
+//! Every agent whose sessions Alisio reads, in one table: its name as people write it, what it
+//! writes and where, and the versions the conformance corpus covers. `--help`, error messages,
+//! `--source` filters, the default locations and the window's agent names all read this table;
+//! adding an agent is one format module and one row here.
+
+use serde::Serialize;
+
+use crate::store::SourceKind;
+
+/// One agent Alisio reads.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Agent {
+    /// The source name sessions carry (`claude-code`).
+    pub kind: SourceKind,
+    /// Its name as people write it (`Claude Code`).
+    pub name: &'static str,
+    /// A short badge for lists (`CC`).
+    pub badge: &'static str,
+    /// What it writes and where, for messages that name the formats.
+    pub files: &'static str,
+    /// The versions whose files the conformance corpus holds.
+    pub versions: &'static str,
+}
+
+/// The agents, in the order `--help` and the window list them.
+pub const AGENTS: &[Agent] = &[
+    Agent {
+        kind: SourceKind::ClaudeCode,
+        name: "Claude Code",
+        badge: "CC",
+        files: "~/.claude/projects/<dir>/<uuid>.jsonl (sub-agents in <uuid>/subagents/)",
+        versions: "0.2.114 – 2.1.332",
+    },
+    Agent {
+        kind: SourceKind::Codex,
+        name: "Codex",
+        badge: "CX",
+        files: "~/.codex/sessions/…/rollout-*.jsonl (and the first releases' rollout-*.json)",
+        versions: "0.1.2504172351 – 0.171.0",
+    },
+    Agent {
+        kind: SourceKind::OpenCode,
+        name: "OpenCode",
+        badge: "OC",
+        files: "~/.local/share/opencode/opencode.db (before 1.2: storage/session/…)",
+        versions: "1.1.65 – 1.18.33",
+    },
+    Agent {
+        kind: SourceKind::GeminiCli,
+        name: "Gemini CLI",
+        badge: "GE",
+        files: "~/.gemini/tmp/<project>/chats/session-*.jsonl (before 0.39: session-*.json)",
+        versions: "0.10.0 – 0.61.0",
+    },
+    Agent {
+        kind: SourceKind::QwenCode,
+        name: "Qwen Code",
+        badge: "QW",
+        files: "~/.qwen/projects/<dir>/chats/<uuid>.jsonl (0.1: ~/.qwen/tmp/<hash>/chats/session-*.json)",
+        versions: "0.1.4 – 0.24.4",
+    },
+    Agent {
+        kind: SourceKind::Pi,
+        name: "pi",
+        badge: "PI",
+        files: "~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl",
+        versions: "0.30.2 – 0.73.1",
+    },
+    Agent {
+        kind: SourceKind::CopilotCli,
+        name: "Copilot CLI",
+        badge: "GH",
+        files: "~/.copilot/session-state/<uuid>/events.jsonl",
+        versions: "1.0.12 – 1.0.102",
+    },
+    Agent {
+        kind: SourceKind::Cline,
+        name: "Cline",
+        badge: "CL",
+        files: "~/.cline/data/sessions/<id>/<id>.messages.json, tasks/<id>/api_conversation_history.json",
+        versions: "CLI 2.18.0 – 3.0.65 (extension core 3.82.0)",
+    },
+    Agent {
+        kind: SourceKind::RooCode,
+        name: "Roo Code",
+        badge: "RO",
+        files: "the extension's tasks/<id>/api_conversation_history.json",
+        versions: "3.52.1",
+    },
+    Agent {
+        kind: SourceKind::Atif,
+        name: "ATIF",
+        badge: "AT",
+        files: "an ATIF trajectory (trajectory.json, v1.0 – v1.7)",
+        versions: "ATIF-v1.0 – v1.7",
+    },
+];
+
+/// The table row of `kind` (every agent has one; `proxy` is not an agent and has none).
+pub fn agent(kind: SourceKind) -> Option<&'static Agent> {
+    AGENTS.iter().find(|a| a.kind == kind)
+}
+
+/// The agent named `name` (its source name), or an error naming every known one.
+pub fn parse(name: &str) -> Result<SourceKind, String> {
+    AGENTS
+        .iter()
+        .find(|a| a.kind.as_str() == name)
+        .map(|a| a.kind)
+        .ok_or_else(|| format!("unknown agent {name:?}; the agents are: {}", names().join(", ")))
+}
+
+/// The source names of every agent, in table order.
+pub fn names() -> Vec<&'static str> {
+    AGENTS.iter().map(|a| a.kind.as_str()).collect()
+}
+
+/// Every format, for messages: "a Claude Code session (~/.claude/…), a Codex session (…), …".
+pub fn formats() -> String {
+    AGENTS.iter().map(|a| format!("{} ({})", a.name, a.files)).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_is_in_the_table_once() {
+        let mut names = names();
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), count, "an agent is in the table twice");
+        assert!(parse("claude").unwrap_err().contains("claude-code"), "an unknown name lists the known ones");
+        assert_eq!(parse("codex"), Ok(SourceKind::Codex));
+        use strum::IntoEnumIterator;
+        for kind in SourceKind::iter().filter(|k| *k != SourceKind::Proxy) {
+            assert!(agent(kind).is_some(), "{kind} has no row in the table");
+        }
+    }
+}
