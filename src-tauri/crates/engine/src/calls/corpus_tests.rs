@@ -191,3 +191,70 @@ fn codex_and_opencode_calls_are_labelled_reconstructed_and_invent_nothing() {
         }
     }
 }
+
+/// A Claude Code log that names a message it never wrote: the row is put together with a
+/// placeholder, and so says it is not exact and lists what is missing. A response written over
+/// several records (parallel tool calls) is found whole for the log's reference to it.
+#[test]
+fn a_logged_request_naming_a_part_never_written_is_not_exact_and_a_split_response_is_found_whole() {
+    use serde_json::json;
+    let forensics = Forensics::new(&crate::config::ConfigFile::default()).unwrap();
+    let source = std::fs::read_to_string(
+        fixtures().join("claude/-home-dev-work-claude-proj/46c4be69-b0e3-487e-97a4-c6832402089e.jsonl"),
+    )
+    .unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let blobs: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].contains("\"type\":\"api-request-blob\"")).collect();
+    // Each blob left out in turn: those only the log held leave a gap.
+    let mut gaps = 0;
+    for skip in blobs {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("46c4be69-b0e3-487e-97a4-c6832402089e.jsonl");
+        let kept: Vec<&str> = lines.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, l)| *l).collect();
+        std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let report = import(&store, &[path]);
+        let session = store.resolve_session(&report.imported[0].id).unwrap();
+        for (i, row) in list(&store, &session, &forensics).unwrap().iter().enumerate() {
+            let detail = show(&store, &session, i + 1).unwrap();
+            let placeholder = detail.request.to_string().contains("[not in the log:");
+            assert_eq!(row.exact, detail.exact, "the list and the call agree");
+            if placeholder {
+                gaps += 1;
+                assert!(!detail.exact, "a body with a placeholder never says exact");
+                assert!(detail.missing.iter().any(|m| m.part == "messages" && m.estimated_tokens > 0), "{:?}", detail.missing);
+            } else if detail.request_source == RequestSource::AgentLog {
+                assert!(detail.exact);
+            }
+        }
+    }
+    assert!(gaps > 0, "some blob is held only by the log");
+
+    // Two records of one response (two tool_use blocks), then a logged request that names the
+    // response whole: it is found, and the row is exact.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("7a1e0c33-0000-4000-8000-000000000001.jsonl");
+    let a = json!({"type": "tool_use", "id": "toolu_A", "name": "Read", "input": {"file_path": "a.rs"}});
+    let b = json!({"type": "tool_use", "id": "toolu_B", "name": "Read", "input": {"file_path": "b.rs"}});
+    let usage = json!({"input_tokens": 10, "output_tokens": 3});
+    let whole = json!({"role": "assistant", "content": [a, b]});
+    let at = "2026-11-30T10:00:00.000Z";
+    let records = [
+        json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": "s", "timestamp": at, "message": {"role": "user", "content": "read both"}}),
+        json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "timestamp": at, "message": {"id": "msg_1", "role": "assistant", "model": "m", "content": [a], "usage": usage}}),
+        json!({"type": "assistant", "uuid": "a2", "parentUuid": "a1", "sessionId": "s", "timestamp": at, "message": {"id": "msg_1", "role": "assistant", "model": "m", "content": [b], "usage": usage}}),
+        json!({"type": "api-request", "id": "rq2", "querySource": "print", "timestamp": at, "keep": 0,
+               "tail": [crate::calls::claude_log::part_hash(&json!({"role": "user", "content": "read both"})),
+                        crate::calls::claude_log::part_hash(&whole)],
+               "params": {"model": "m"}}),
+        json!({"type": "assistant", "uuid": "a3", "parentUuid": "a2", "sessionId": "s", "timestamp": at, "message": {"id": "msg_2", "role": "assistant", "model": "m", "content": [{"type": "text", "text": "done"}], "usage": usage}}),
+    ];
+    std::fs::write(&path, records.iter().map(Value::to_string).collect::<Vec<_>>().join("\n") + "\n").unwrap();
+    let store = Store::open(&dir.path().join("s.db")).unwrap();
+    let report = import(&store, &[path]);
+    let session = store.resolve_session(&report.imported[0].id).unwrap();
+    let detail = show(&store, &session, 2).unwrap();
+    assert_eq!(detail.request_source, RequestSource::AgentLog);
+    assert!(detail.exact, "{}", detail.request);
+    assert_eq!(detail.request["messages"][1], whole, "the two records as the one message sent");
+}

@@ -28,7 +28,7 @@ pub fn exact_start(store: &Store, record: &Session, seq: i64) -> Result<Option<E
     let found = calls
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.purpose == Purpose::Turn && c.request_source.exact())
+        .filter(|(_, c)| c.purpose == Purpose::Turn && c.exact())
         .filter_map(|(i, c)| Some((i, c, held(&c.message_ranges)?)))
         .filter(|(_, _, through)| *through <= seq)
         .max_by_key(|(_, _, through)| *through);

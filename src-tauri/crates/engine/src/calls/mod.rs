@@ -55,6 +55,13 @@ pub struct CallSummary {
     /// What its cached tokens would have cost as input, minus what they cost.
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub cache_savings_usd: Option<Money>,
+    /// The part of `cacheWriteTokens` written to a 1-hour cache.
+    pub cache_write_1h_tokens: Option<u64>,
+    /// What the agent itself recorded the call cost, when it did.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub recorded_cost_usd: Option<Money>,
+    /// Requests the row stands for: 1, or several the agent recorded only as a total.
+    pub requests: u64,
 }
 
 /// What pricing calls and judging cache misses take from the configuration.
@@ -278,6 +285,7 @@ pub fn list(store: &Store, record: &Session, forensics: &Forensics) -> Result<Ve
         .enumerate()
         .map(|(i, c)| {
             let priced = forensics.book.price(&c.model, &c.started_at, &Forensics::tokens(&c));
+            let exact = c.exact();
             CallSummary {
                 n: i + 1,
                 purpose: c.purpose,
@@ -291,10 +299,13 @@ pub fn list(store: &Store, record: &Session, forensics: &Forensics) -> Result<Ve
                 finish_reason: c.finish_reason,
                 error: c.error,
                 request_source: c.request_source,
-                exact: c.request_source.exact(),
+                exact,
                 cache_write_tokens: c.cache_write_tokens,
                 cost_usd: priced.map(|p| p.cost),
                 cache_savings_usd: priced.map(|p| p.savings),
+                cache_write_1h_tokens: c.cache_write_1h_tokens,
+                recorded_cost_usd: c.recorded_cost_pd.and_then(|pd| u128::try_from(pd).ok()).map(Money),
+                requests: c.requests,
                 model: c.model,
             }
         })
@@ -336,7 +347,7 @@ pub fn show(store: &Store, record: &Session, n: usize) -> Result<CallDetail> {
     Ok(CallDetail {
         n,
         purpose: call.purpose,
-        exact: rebuilt.source.exact(),
+        exact: rebuilt.exact,
         request_source: rebuilt.source,
         missing: rebuilt.missing,
         omitted: rebuilt.omitted,
@@ -377,7 +388,7 @@ pub fn compositions(store: &Store, record: &Session) -> Result<Vec<CallCompositi
         out.push(CallComposition {
             n: i + 1,
             purpose: call.purpose,
-            exact: rebuilt.source.exact(),
+            exact: rebuilt.exact,
             composition,
             missing: rebuilt.missing,
             prompt_tokens: call.prompt_tokens,

@@ -23,6 +23,8 @@ pub struct Rebuilt {
     pub body: Value,
     pub response: Option<Value>,
     pub source: RequestSource,
+    /// The body is the one sent, whole (an agent's log that names parts it never wrote is not).
+    pub exact: bool,
     pub missing: Vec<MissingPart>,
     /// What an exact body from an agent's log leaves out that the agent sent.
     pub omitted: Vec<String>,
@@ -52,14 +54,27 @@ impl<'s> Rebuilder<'s> {
             body,
             response,
             source: call.request_source,
+            exact: true,
             missing: Vec::new(),
             omitted: Vec::new(),
         };
         Ok(match call.request_source {
-            RequestSource::AgentLog => Rebuilt {
-                omitted: claude_log::OMITTED.iter().map(|s| s.to_string()).collect(),
-                ..exact(self.agent_log(call)?, imported_response(self.store, &self.session, call)?)
-            },
+            RequestSource::AgentLog => {
+                let body = self.agent_log(call)?;
+                let mut rebuilt = Rebuilt {
+                    omitted: claude_log::OMITTED.iter().map(|s| s.to_string()).collect(),
+                    ..exact(body, imported_response(self.store, &self.session, call)?)
+                };
+                if call.request_gaps > 0 {
+                    // Messages the log names and never wrote stand as placeholders: not exact, and
+                    // what they held is counted as missing (the call's tokens less what is shown).
+                    rebuilt.exact = false;
+                    let shown = estimate_tokens(rebuilt.body.to_string().chars().count() as u64);
+                    let estimated = call.prompt_tokens.map_or(0, |p| p.saturating_sub(shown)).max(1);
+                    rebuilt.missing.push(MissingPart { part: "messages".into(), estimated_tokens: estimated });
+                }
+                rebuilt
+            }
             RequestSource::Proxy => {
                 let body = self.store.model_call_request_ref(call.id)?.unwrap_or(Value::Null);
                 exact(body, self.store.model_call_payload(call.id)?.1)
@@ -136,6 +151,7 @@ impl<'s> Rebuilder<'s> {
                 body: Value::Object(body),
                 response,
                 source: call.request_source,
+                exact: false,
                 missing,
                 omitted: Vec::new(),
             });
@@ -154,7 +170,7 @@ impl<'s> Rebuilder<'s> {
                 .collect(),
             None => missing_parts(source, call.prompt_tokens, shown, system_shown),
         };
-        Ok(Rebuilt { body, response, source: call.request_source, missing, omitted })
+        Ok(Rebuilt { body, response, source: call.request_source, exact: false, missing, omitted })
     }
 
     /// Claude Code's own record: the shape, the kept and appended parts, the params.

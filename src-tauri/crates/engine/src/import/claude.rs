@@ -30,6 +30,10 @@ struct Thread {
     summary_call: Option<i64>,
     /// Whether a message of this thread has been read (a continuation summary opens a file).
     started: bool,
+    /// The latest response's content blocks so far (its records, one per block): the request
+    /// log stores the response whole, as one message.
+    #[serde(default)]
+    blocks: Option<(String, Vec<Value>)>,
 }
 
 /// Responses remembered per thread for their later records (they follow within a few records).
@@ -61,6 +65,10 @@ pub struct Claude {
     /// request's `base` names and keeps a prefix of.
     #[serde(default)]
     chains: std::collections::BTreeMap<String, (String, i64)>,
+    /// Rows whose logged request names parts the log never wrote (row → how many): a request
+    /// that keeps a prefix of one of them inherits its gaps.
+    #[serde(default)]
+    gaps: std::collections::BTreeMap<i64, u64>,
     /// Estimated tokens of the system prompt and tools of the newest logged request shape.
     #[serde(default)]
     shape_tokens: Option<(u64, u64)>,
@@ -429,6 +437,21 @@ impl Claude {
             return Ok(Skip::No);
         }
         let response_id = message["id"].as_str().map(str::to_string);
+        // The response so far, as one message: the part the log names for it.
+        if let (Some(id), Some(content)) = (&response_id, message["content"].as_array()) {
+            let blocks = match thread.blocks.take() {
+                Some((same, mut blocks)) if &same == id => {
+                    blocks.extend(content.iter().cloned());
+                    blocks
+                }
+                _ => content.clone(),
+            };
+            if blocks.len() > content.len() {
+                let whole = json!({"role": "assistant", "content": blocks});
+                sink.part(&claude_requests::part_hash(&whole), "message", &whole)?;
+            }
+            thread.blocks = Some((id.clone(), blocks));
+        }
         let answer = Self::usage_of(record, message, model, seq, at);
         if let Some(id) = &response_id {
             if let Some((_, row)) = thread.responses.iter().find(|(r, _)| r == id) {
@@ -509,6 +532,16 @@ impl Claude {
         usage.request_ref = Some(claude_requests::reference(request, previous));
         let snapshot = sink.state.snapshot();
         let row = sink.model_call(&snapshot, usage)?;
+        // A part the log names but never wrote (and no transcript record stands for): the body
+        // cannot be put together whole, and the row says so.
+        let tail: Vec<&str> = request["tail"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let kept = request["keep"].as_u64().unwrap_or(0) > 0;
+        let inherited = previous.filter(|_| kept).and_then(|p| self.gaps.get(&p).copied()).unwrap_or(0);
+        let gaps = sink.missing_parts(&tail)? + inherited;
+        if gaps > 0 {
+            sink.set_request_gaps(row, gaps)?;
+            self.gaps.insert(row, gaps);
+        }
         let id = str_at(request, "/id").unwrap_or_default().to_string();
         self.chains.insert(source, (id, row));
         Ok(row)

@@ -67,7 +67,7 @@ fn figures(store: &Store, id: &str) -> Figures {
     let messages = store.all_messages(id).unwrap();
     // The agent's own records: not a compaction's restated copies or checkpoints.
     let own: Vec<_> = messages.iter().filter(|m| m.created_by.is_none() && !m.summary).collect();
-    let prompts = own.iter().filter(|m| m.role == Role::User && super::is_prompt(m)).count() as u64;
+    let prompts = own.iter().filter(|m| super::is_prompt(m)).count() as u64;
     let calls: BTreeSet<&str> = own.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
     let results: BTreeSet<&str> =
         own.iter().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();

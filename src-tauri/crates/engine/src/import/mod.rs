@@ -49,6 +49,10 @@ pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code 
 /// result, meta record or context the agent injected.
 pub fn is_prompt(message: &crate::transcript::Message) -> bool {
     let meta = message.meta.as_ref();
+    // A reply typed by the user that an agent delivers as a tool's result (Roo Code, Cline).
+    if meta.and_then(|m| m.get("prompt")).and_then(Value::as_bool) == Some(true) {
+        return true;
+    }
     message.role == crate::transcript::Role::User
         && !message.summary
         && !message.content.trim().is_empty()
@@ -1185,6 +1189,13 @@ fn import_cline(store: &Store, path: &Path, control: &Control<'_>) -> Result<Imp
     };
     import_whole(store, path, control, whole, |sink| {
         cline::replay(sink, &document, compaction.as_ref().map(|(c, _)| c))?;
+        // The session's row: when it ended, and what Cline counted it cost (its own calls).
+        if let Some(ended) = str_at(&row, "/ended_at") {
+            sink.touch(ended)?;
+        }
+        if let Some(cost) = value_at(&row, "/metadata/totalCost").and_then(claude::picodollars) {
+            sink.set_recorded_cost(cost)?;
+        }
         Ok(Vec::new())
     })
 }
@@ -1222,8 +1233,13 @@ fn import_task(store: &Store, path: &Path, control: &Control<'_>) -> Result<Impo
         workspace: &workspace,
         created_at: &created_at,
     };
+    let recorded = value_at(&task.item, "/totalCost").and_then(claude::picodollars);
     import_whole(store, path, control, whole, |sink| {
         tasks::replay(sink, &task, kind)?;
+        // The task's own total (its requests, condenses and those that failed included).
+        if let Some(cost) = recorded {
+            sink.set_recorded_cost(cost)?;
+        }
         Ok(Vec::new())
     })
 }

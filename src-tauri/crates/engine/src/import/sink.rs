@@ -371,6 +371,16 @@ impl<'t> Sink<'_, 't> {
         imported::set_response_seq(self.tx, call, seq)
     }
 
+    /// How many of the parts `hashes` names the session holds none of.
+    pub fn missing_parts(&self, hashes: &[&str]) -> Result<u64> {
+        imported::missing_parts(self.tx, self.session, hashes)
+    }
+
+    /// Notes that ledger row `call`'s logged request names `gaps` parts nowhere to be found.
+    pub fn set_request_gaps(&self, call: i64, gaps: u64) -> Result<()> {
+        imported::set_request_gaps(self.tx, call, gaps)
+    }
+
     /// Keeps a part the agent's request log refers to by hash.
     pub fn part(&self, hash: &str, kind: &str, body: &Value) -> Result<()> {
         imported::put_part(self.tx, self.session, hash, kind, body)

@@ -158,8 +158,39 @@ pub fn replay(sink: &mut Sink<'_, '_>, task: &Task, agent: SourceKind) -> Result
         .collect();
     let mut replay = Replay { task, requests, contexts, index_of: HashMap::new(), model: String::new() };
     match agent {
-        SourceKind::RooCode => replay.roo(sink),
-        _ => replay.cline(sink),
+        SourceKind::RooCode => replay.roo(sink)?,
+        _ => replay.cline(sink)?,
+    }
+    // The chat goes on past the conversation (a completion shown, a question asked): its newest
+    // record is the task's last activity.
+    if let Some(ts) = task.ui.iter().filter_map(|u| u.get("ts").and_then(Value::as_i64)).max() {
+        sink.touch(&super::opencode::iso(ts))?;
+    }
+    Ok(())
+}
+
+/// The wrappers Cline and Roo Code put around what the user typed: a task, feedback on a result,
+/// a message, an answer to the agent's question, a slash command's instructions. A user message
+/// without one is the agent's own (a tool's result as text, environment details).
+const TYPED: [&str; 4] = ["<task>", "<feedback>", "<user_message>", "<explicit_instructions"];
+
+/// Whether a block's text is what the user typed: it opens with one of the wrappers, or it is the
+/// result of the agent's question (`[ask_followup_question …] Result: <answer>…`).
+fn typed(text: &str) -> bool {
+    let text = text.trim_start();
+    // A slash command's instructions (`/smol`: `type="condense"`), not the automatic condense's.
+    let automatic = text.starts_with("<explicit_instructions type=\"summarize_task\"");
+    (TYPED.iter().any(|tag| text.starts_with(tag)) && !automatic)
+        || (text.starts_with('[') && text.split_once("] Result:").is_some_and(|(_, rest)| rest.trim_start().starts_with("<answer>")))
+}
+
+/// Whether any text block of a tool result's content is typed (Roo Code returns the user's reply
+/// to a completion as the result: `[{"type": "text", "text": "<user_message>…"}]`).
+fn typed_result(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => typed(s),
+        Some(Value::Array(parts)) => parts.iter().filter_map(|p| str_at(p, "/text")).any(typed),
+        _ => false,
     }
 }
 
@@ -221,7 +252,10 @@ impl Replay<'_> {
                             }
                             _ => String::new(),
                         };
-                        let mut result = Record::new(Role::Tool, content, &at);
+                        // A reply the user typed can come back as a tool's result (to a question,
+                        // to a completion): the result is then also a prompt.
+                        let prompt = if typed_result(block.get("content")) { json!(true) } else { Value::Null };
+                        let mut result = Record::new(Role::Tool, content, &at).meta("prompt", prompt);
                         result.tool_call_id = str_at(block, "/tool_use_id").map(str::to_string);
                         if block.get("is_error").and_then(Value::as_bool) == Some(true) {
                             result = result.meta("error", json!(true));
@@ -238,7 +272,9 @@ impl Replay<'_> {
                 }
             }
             if !text.is_empty() {
-                seqs.push(sink.push(Record::new(Role::User, text.join("\n\n"), &at))?);
+                let meta = if text.iter().any(|t| typed(t)) { Value::Null } else { json!(true) };
+                let text = text.join("\n\n");
+                seqs.push(sink.push(Record::new(Role::User, text, &at).meta("isMeta", meta))?);
             }
         }
         sink.touch(&at)?;
@@ -254,6 +290,11 @@ impl Replay<'_> {
         calls: &[ToolCall],
         restated: Option<(i64, i64)>,
     ) -> Result<Vec<i64>> {
+        // The last message's calls are still running (or never answered): nothing was sent after
+        // them, so no placeholder either.
+        if index + 1 >= self.task.history.len() {
+            return Ok(Vec::new());
+        }
         let answered: HashSet<&str> = self
             .task
             .history
@@ -318,6 +359,7 @@ impl Replay<'_> {
         if let Some(cost) = info.get("cost").and_then(Value::as_f64) {
             usage.response = Some(json!({"recordedCostUsd": cost}));
         }
+        usage.recorded_cost_pd = info.get("cost").and_then(super::claude::picodollars);
         usage
     }
 
@@ -604,6 +646,7 @@ impl Replay<'_> {
         if let Some(cost) = figures.get("cost").and_then(Value::as_f64) {
             response["recordedCostUsd"] = json!(cost);
         }
+        usage.recorded_cost_pd = figures.get("cost").and_then(super::claude::picodollars);
         usage.response = Some(response);
         let call = sink.model_call(&request, usage)?;
         let mut fields = Map::new();

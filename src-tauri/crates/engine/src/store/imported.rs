@@ -372,6 +372,24 @@ pub fn put_part(tx: &Tx<'_>, session: &str, hash: &str, kind: &str, body: &Value
     Ok(())
 }
 
+/// How many of `hashes` no part of the session holds.
+pub fn missing_parts(tx: &Tx<'_>, session: &str, hashes: &[&str]) -> Result<u64> {
+    let mut stmt = tx.conn().prepare_cached("SELECT 1 FROM request_parts WHERE session_id = ?1 AND hash = ?2")?;
+    let mut missing = 0;
+    for hash in hashes {
+        if !stmt.exists(params![session, hash])? {
+            missing += 1;
+        }
+    }
+    Ok(missing)
+}
+
+/// Records that ledger row `call`'s logged request names `gaps` parts the log never wrote.
+pub fn set_request_gaps(tx: &Tx<'_>, call: i64, gaps: u64) -> Result<()> {
+    tx.conn().execute("UPDATE model_calls SET request_gaps = ?2 WHERE id = ?1", params![call, gaps as i64])?;
+    Ok(())
+}
+
 /// Links the compaction that message `seq` belongs to with the call that summarized it.
 pub fn link_summary_call(tx: &Tx<'_>, session: &str, call: i64, seq: i64) -> Result<()> {
     tx.conn().execute(

@@ -176,6 +176,15 @@ pub struct ModelCallRecord {
     pub recorded_cost_pd: Option<i64>,
     /// Requests the row stands for: 1, or several an agent recorded only as a total.
     pub requests: u64,
+    /// Parts the agent's request log names but never wrote: its body cannot be whole.
+    pub request_gaps: u64,
+}
+
+impl ModelCallRecord {
+    /// Whether the body shown is the one sent, whole.
+    pub fn exact(&self) -> bool {
+        self.request_source.exact() && self.request_gaps == 0
+    }
 }
 
 fn params_say_reconstructed(params: rusqlite::types::ValueRef<'_>) -> bool {
@@ -219,6 +228,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
         cache_write_1h_tokens: row.get(22)?,
         recorded_cost_pd: row.get(23)?,
         requests: row.get(24)?,
+        request_gaps: row.get(25)?,
     })
 }
 
@@ -281,7 +291,7 @@ impl Store {
                 "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
                         prompt_tokens, cached_tokens, completion_tokens, prompt_ms, ttft_ms, duration_ms, finish_reason,
                         error, response_seq, started_at, request_source, cache_write_tokens, agent_cache_reason,
-                        cache_write_1h_tokens, recorded_cost_pd, requests
+                        cache_write_1h_tokens, recorded_cost_pd, requests, request_gaps
                  FROM model_calls WHERE session_id = ?1 ORDER BY id",
             )?;
             let rows = stmt.query_map([session], record_from_row)?;

@@ -75,3 +75,7 @@ CREATE TRIGGER usage_daily_delete AFTER DELETE ON model_calls BEGIN
     WHERE session_id = OLD.session_id AND model = OLD.model AND day = substr(OLD.started_at, 1, 10)
       AND long_context = (coalesce(OLD.prompt_tokens, 0) > 200000);
 END;
+
+-- Parts an agent's request log names but never wrote (a row whose body cannot be put together
+-- whole is not exact).
+ALTER TABLE model_calls ADD COLUMN request_gaps INTEGER NOT NULL DEFAULT 0;
