@@ -8,10 +8,13 @@ mod logging;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::from_arg_matches(&cli::args::command().get_matches()) {
+        Ok(args) => args,
+        Err(err) => err.exit(),
+    };
     match args.command {
         Some(command) => {
             logging::init();

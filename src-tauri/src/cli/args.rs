@@ -7,6 +7,43 @@ use std::path::PathBuf;
 use alisio_engine::config::Strategy;
 use clap::{Args, Parser, Subcommand};
 
+/// The command line as clap parses it, its texts that name the agents taken from the one table of
+/// agents (`import::agents`): `import --help` lists each with what it writes and the versions
+/// read, and every `--source` names every source.
+pub fn command() -> clap::Command {
+    use alisio_engine::import::agents;
+    use clap::CommandFactory;
+    let sources = format!("Only sessions from: alisio, {}, proxy", agents::names().join(", "));
+    let formats: String = agents::AGENTS
+        .iter()
+        .map(|a| format!("  {:<12} {} ({}; {})\n", a.kind.as_str(), a.name, a.files, a.versions))
+        .collect();
+    let with_source = |cmd: clap::Command| {
+        if cmd.get_arguments().any(|a| a.get_id() == "source") {
+            cmd.mut_arg("source", |a| a.help(sources.clone()))
+        } else {
+            cmd
+        }
+    };
+    let mut cli = Cli::command().mut_subcommand("import", |c| {
+        c.about(format!("Read sessions of {} (read-only; again to append what is new)", agent_list()))
+            .after_help(format!("Agents and what they write:\n{formats}"))
+    });
+    for name in ["usage", "search"] {
+        cli = cli.mut_subcommand(name, with_source);
+    }
+    cli.mut_subcommand("sessions", |s| s.mut_subcommand("list", with_source))
+}
+
+/// "Claude Code, Codex, … and ATIF" from the table.
+fn agent_list() -> String {
+    let names: Vec<&str> = alisio_engine::import::agents::AGENTS.iter().map(|a| a.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
 #[derive(Parser)]
 #[command(name = "alisio", version, about = "Run an LLM coding agent and see exactly what the model sees")]
 pub struct Cli {
@@ -58,7 +95,7 @@ pub enum Command {
         #[command(subcommand)]
         command: CallsCommand,
     },
-    /// Read sessions of Codex CLI, Claude Code and OpenCode (read-only; again to append what is new)
+    /// Read sessions of other coding agents (read-only; again to append what is new)
     Import {
         /// Files or directories (walked); none: the agents' default locations that exist
         #[arg(value_name = "PATH")]
@@ -95,6 +132,9 @@ pub enum Command {
         /// Only calls to this model
         #[arg(long, value_name = "MODEL")]
         model: Option<String>,
+        /// With --by session: count each sub-agent's calls in the session that started it
+        #[arg(long)]
+        fold_subagents: bool,
     },
     /// Search every stored message of every session, own and imported (FTS5 syntax: words,
     /// "phrases", prefix*, AND / OR / NOT), best match first

@@ -79,8 +79,8 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
                 out.show(&pins::add(app, pins::PinRequest { session, seq, text }).await?)
             }
         }
-        Command::Usage { by, since, until, source, model } => {
-            let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source, model };
+        Command::Usage { by, since, until, source, model, fold_subagents } => {
+            let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source, model, fold_subagents };
             out.show(&alisio_api::usage::report(app, request).await?)
         }
     }

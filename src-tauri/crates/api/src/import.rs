@@ -49,7 +49,7 @@ pub async fn paths(app: &App, request: ImportPaths) -> ApiResult<ImportOutcome> 
         searched,
         unknown: report.unknown.iter().map(|p| p.display().to_string()).collect(),
         report,
-        formats: import::FORMATS.to_string(),
+        formats: import::agents::formats(),
     })
 }
 
@@ -135,15 +135,15 @@ pub async fn follow(
         let (store, roots, app_events) = (store.clone(), roots.clone(), app.events());
         let cancel_round = cancel.clone();
         let report = blocking("the import", move || {
-            let (found, errors, unknown) = if rescan {
+            let discovered = if rescan {
                 import::discover(&roots)
             } else {
                 let (found, errors) = watch::changed_sources(&roots, changed);
-                (found, errors, Vec::new())
+                import::Discovered { found, errors, ..Default::default() }
             };
             let progress = progress_events(app_events);
             let control = import::Control { cancel: Some(&cancel_round), progress: Some(&progress) };
-            match import::import_found(&store, found, errors, unknown, &control) {
+            match import::import_found(&store, discovered, &control) {
                 Err(alisio_engine::Error::Cancelled) => Ok(ImportReport::default()),
                 other => Ok(other?),
             }

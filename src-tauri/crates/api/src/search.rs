@@ -24,7 +24,7 @@ pub struct SearchRequest {
 pub async fn messages(app: &App, request: SearchRequest) -> ApiResult<SearchResult> {
     let store = app.store()?;
     let filter = SearchFilter {
-        source: request.source,
+        source: crate::error::checked_source(request.source)?,
         project: request.project,
         limit: request.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, 10_000),
     };

@@ -39,7 +39,8 @@ pub struct SessionsFilter {
     pub source: Option<String>,
 }
 
-pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSummary>> {
+pub async fn list(app: &App, mut filter: SessionsFilter) -> ApiResult<Vec<SessionSummary>> {
+    filter.source = crate::error::checked_source(filter.source)?;
     let store = app.store()?;
     let forensics = app.forensics()?;
     blocking("listing the sessions", move || {
@@ -50,7 +51,14 @@ pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSum
                 && filter.source.as_ref().is_none_or(|f| *f == source)
         });
         // Each session's cost, from the daily sums (one pass for all of them).
-        let query = UsageQuery { by: UsageBy::Session, since: None, until: None, source: None, model: None };
+        let query = UsageQuery {
+            by: UsageBy::Session,
+            since: None,
+            until: None,
+            source: None,
+            model: None,
+            fold_subagents: false,
+        };
         let costs = usage::report(&store, &forensics.book, &query)?;
         let by_id: std::collections::HashMap<&str, _> = costs.rows.iter().map(|r| (r.key.as_str(), r)).collect();
         for s in &mut sessions {

@@ -22,6 +22,9 @@ pub struct UsageRequest {
     pub source: Option<String>,
     /// Only calls to this model.
     pub model: Option<String>,
+    /// With `by: session`, count a sub-agent's calls in the session that started it.
+    #[serde(default)]
+    pub fold_subagents: bool,
 }
 
 /// One row of a usage report, to list the sessions behind it.
@@ -38,8 +41,9 @@ fn query(request: UsageRequest) -> ApiResult<UsageQuery> {
         by: request.by.as_deref().unwrap_or("day").parse::<UsageBy>()?,
         since: request.since,
         until: request.until,
-        source: request.source,
+        source: crate::error::checked_source(request.source)?,
         model: request.model,
+        fold_subagents: request.fold_subagents,
     })
 }
 

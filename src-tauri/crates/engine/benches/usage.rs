@@ -61,7 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         UsageBy::Project,
         UsageBy::Source,
     ] {
-        let query = UsageQuery { by, since: None, until: None, source: None, model: None };
+        let query = UsageQuery { by, since: None, until: None, source: None, model: None, fold_subagents: false };
         let mut times = Vec::with_capacity(RUNS);
         let mut rows = 0;
         let mut total = None;

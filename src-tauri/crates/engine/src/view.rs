@@ -390,6 +390,27 @@ pub struct StoredView {
     pub model_calls: Vec<ModelCallRecord>,
     /// The session and message a fork came from; null for any other session.
     pub forked_from: Option<crate::store::sessions::ForkedFrom>,
+    /// The session (and its call) that started this one, for a sub-agent's session; null otherwise.
+    pub parent: Option<ParentLink>,
+}
+
+/// Where a sub-agent's session came from: the session, and the number of its call that started
+/// the sub-agent (when the records name the tool call).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ParentLink {
+    pub session: String,
+    pub call: Option<usize>,
+}
+
+/// The parent link of `record`, resolved against what the store holds now.
+pub fn parent_link(store: &Store, record: &Session) -> Result<Option<ParentLink>> {
+    let Some(parent) = &record.parent_session else { return Ok(None) };
+    let call = match &record.parent_tool_call {
+        Some(id) => store.call_with_tool_call(parent, id)?,
+        None => None,
+    };
+    Ok(Some(ParentLink { session: parent.clone(), call }))
 }
 
 /// Expands `[from, to]` ranges into seqs.
@@ -434,6 +455,7 @@ pub fn stored_view_page(
         tool_calls: journal,
         model_calls: store.model_calls(&record.id)?,
         forked_from: record.forked_from.clone(),
+        parent: parent_link(store, record)?,
         session: record.clone(),
     })
 }
@@ -452,6 +474,7 @@ pub fn stored_view_since(store: &Store, record: &Session, after: (i64, i64)) -> 
         tool_calls: journal,
         model_calls: store.model_calls(&record.id)?,
         forked_from: record.forked_from.clone(),
+        parent: parent_link(store, record)?,
         session: record.clone(),
     })
 }

@@ -222,7 +222,11 @@ fn a_logged_request_naming_a_part_never_written_is_not_exact_and_a_split_respons
             if placeholder {
                 gaps += 1;
                 assert!(!detail.exact, "a body with a placeholder never says exact");
-                assert!(detail.missing.iter().any(|m| m.part == "messages" && m.estimated_tokens > 0), "{:?}", detail.missing);
+                assert!(
+                    detail.missing.iter().any(|m| m.part == "messages" && m.estimated_tokens > 0),
+                    "{:?}",
+                    detail.missing
+                );
             } else if detail.request_source == RequestSource::AgentLog {
                 assert!(detail.exact);
             }

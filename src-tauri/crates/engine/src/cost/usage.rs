@@ -96,6 +96,9 @@ pub struct UsageQuery {
     pub source: Option<String>,
     /// Only calls to this model.
     pub model: Option<String>,
+    /// With `by: session`, a sub-agent's calls count in the session that started it (the one at
+    /// the top of its chain of parents) instead of in its own row.
+    pub fold_subagents: bool,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -181,6 +184,19 @@ fn iso_week(day: &str) -> String {
     }
 }
 
+/// The session at the top of `session`'s chain of parents (itself when it has none); a parent not
+/// in the store ends the chain, as does a loop.
+fn root_of<'s>(session: &'s SessionRef, sessions: &'s [SessionRef], by_id: &HashMap<&str, usize>) -> &'s str {
+    let mut at = session;
+    for _ in 0..64 {
+        match at.parent.as_deref().and_then(|p| by_id.get(p)) {
+            Some(i) => at = &sessions[*i],
+            None => break,
+        }
+    }
+    at.id.as_str()
+}
+
 /// The usage report `query` asks for; `sessions_of` also lists the sessions behind that key.
 pub fn report(store: &Store, book: &PriceBook, query: &UsageQuery) -> Result<UsageReport> {
     let (report, _) = run(store, book, query, None)?;
@@ -248,6 +264,7 @@ fn run(
                 let wanted = found.filter(|(_, s)| query.source.as_ref().is_none_or(|source| *source == s.source));
                 let known = wanted.map(|(i, s)| {
                     let key = match query.by {
+                        UsageBy::Session if query.fold_subagents => root_of(s, &sessions, &by_id),
                         UsageBy::Session => s.id.as_str(),
                         UsageBy::Project => s.project.as_str(),
                         UsageBy::Source => s.source.as_str(),

@@ -22,6 +22,11 @@ pub struct Agent {
     pub files: &'static str,
     /// The versions whose files the conformance corpus holds.
     pub versions: &'static str,
+    /// Parts of a path that place a file in this agent's folders: a JSON file there that is not
+    /// read is listed as unread, with why.
+    pub marks: &'static [&'static str],
+    /// Files the agent keeps beside its sessions that are read with them (by how a name ends).
+    pub companions: &'static [&'static str],
 }
 
 /// The agents, in the order `--help` and the window list them.
@@ -32,6 +37,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "CC",
         files: "~/.claude/projects/<dir>/<uuid>.jsonl (sub-agents in <uuid>/subagents/)",
         versions: "0.2.114 – 2.1.332",
+        marks: &["/.claude/projects/"],
+        companions: &[".meta.json", "custom-title.json"],
     },
     Agent {
         kind: SourceKind::Codex,
@@ -39,6 +46,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "CX",
         files: "~/.codex/sessions/…/rollout-*.jsonl (and the first releases' rollout-*.json)",
         versions: "0.1.2504172351 – 0.171.0",
+        marks: &["/.codex/sessions/", "/rollout-"],
+        companions: &[],
     },
     Agent {
         kind: SourceKind::OpenCode,
@@ -46,6 +55,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "OC",
         files: "~/.local/share/opencode/opencode.db (before 1.2: storage/session/…)",
         versions: "1.1.65 – 1.18.33",
+        marks: &["/opencode/storage/"],
+        companions: &[],
     },
     Agent {
         kind: SourceKind::GeminiCli,
@@ -53,6 +64,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "GE",
         files: "~/.gemini/tmp/<project>/chats/session-*.jsonl (before 0.39: session-*.json)",
         versions: "0.10.0 – 0.61.0",
+        marks: &["/.gemini/tmp/"],
+        companions: &["logs.json"],
     },
     Agent {
         kind: SourceKind::QwenCode,
@@ -60,6 +73,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "QW",
         files: "~/.qwen/projects/<dir>/chats/<uuid>.jsonl (0.1: ~/.qwen/tmp/<hash>/chats/session-*.json)",
         versions: "0.1.4 – 0.24.4",
+        marks: &["/.qwen/projects/", "/.qwen/tmp/"],
+        companions: &["logs.json"],
     },
     Agent {
         kind: SourceKind::Pi,
@@ -67,6 +82,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "PI",
         files: "~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl",
         versions: "0.30.2 – 0.73.1",
+        marks: &["/.pi/agent/sessions/"],
+        companions: &[],
     },
     Agent {
         kind: SourceKind::CopilotCli,
@@ -74,6 +91,8 @@ pub const AGENTS: &[Agent] = &[
         badge: "GH",
         files: "~/.copilot/session-state/<uuid>/events.jsonl",
         versions: "1.0.12 – 1.0.102",
+        marks: &["/.copilot/session-state/"],
+        companions: &[],
     },
     Agent {
         kind: SourceKind::Cline,
@@ -81,6 +100,14 @@ pub const AGENTS: &[Agent] = &[
         badge: "CL",
         files: "~/.cline/data/sessions/<id>/<id>.messages.json, tasks/<id>/api_conversation_history.json",
         versions: "CLI 2.18.0 – 3.0.65 (extension core 3.82.0)",
+        marks: &["/.cline/data/", "/saoudrizwan.claude-dev/"],
+        companions: &[
+            "ui_messages.json",
+            "taskHistory.json",
+            "context_history.json",
+            "task_metadata.json",
+            ".compaction.json",
+        ],
     },
     Agent {
         kind: SourceKind::RooCode,
@@ -88,6 +115,14 @@ pub const AGENTS: &[Agent] = &[
         badge: "RO",
         files: "the extension's tasks/<id>/api_conversation_history.json",
         versions: "3.52.1",
+        marks: &["/rooveterinaryinc.roo-cline/", "/.vscode-mock/global-storage/"],
+        companions: &[
+            "ui_messages.json",
+            "history_item.json",
+            "_index.json",
+            "task_metadata.json",
+            "context_history.json",
+        ],
     },
     Agent {
         kind: SourceKind::Atif,
@@ -95,8 +130,41 @@ pub const AGENTS: &[Agent] = &[
         badge: "AT",
         files: "an ATIF trajectory (trajectory.json, v1.0 – v1.7)",
         versions: "ATIF-v1.0 – v1.7",
+        marks: &[],
+        companions: &[],
     },
 ];
+
+/// Why a file in an agent's folders was not read as a session, or `None` when it is no agent's
+/// (or is read with the sessions beside it). `path` holds no session Alisio recognised.
+pub fn unread_reason(path: &std::path::Path) -> Option<String> {
+    let text = path.to_string_lossy();
+    let name = path.file_name()?.to_string_lossy().to_string();
+    if !(name.ends_with(".json") || name.ends_with(".jsonl")) {
+        return None;
+    }
+    let agent = AGENTS.iter().find(|a| a.marks.iter().any(|m| text.contains(m)))?;
+    if agent.companions.iter().any(|c| name.ends_with(c)) {
+        return None;
+    }
+    // Cline's session row (`<id>.json`) beside its messages (`<id>.messages.json`).
+    if agent.kind == SourceKind::Cline {
+        let stem = name.trim_end_matches(".json");
+        if path.with_file_name(format!("{stem}.messages.json")).is_file() {
+            return None;
+        }
+    }
+    let size = path.metadata().map(|m| m.len()).unwrap_or(0);
+    Some(if size == 0 {
+        format!("in {}'s folders, but empty", agent.name)
+    } else {
+        format!(
+            "in {}'s folders, but no session record Alisio reads in its first lines (a file the agent keeps \
+             for something else, a version not read yet, or a stub with headers only)",
+            agent.name
+        )
+    })
+}
 
 /// The table row of `kind` (every agent has one; `proxy` is not an agent and has none).
 pub fn agent(kind: SourceKind) -> Option<&'static Agent> {
@@ -110,6 +178,16 @@ pub fn parse(name: &str) -> Result<SourceKind, String> {
         .find(|a| a.kind.as_str() == name)
         .map(|a| a.kind)
         .ok_or_else(|| format!("unknown agent {name:?}; the agents are: {}", names().join(", ")))
+}
+
+/// A `--source` value as sessions carry it: `alisio` (Alisio's own), `proxy` (calls captured by
+/// `alisio proxy` that joined no imported session) or an agent's name; anything else is an error
+/// naming every one.
+pub fn source_filter(name: &str) -> Result<String, String> {
+    if name == "alisio" || name == "proxy" || AGENTS.iter().any(|a| a.kind.as_str() == name) {
+        return Ok(name.to_string());
+    }
+    Err(format!("unknown source {name:?}; the sources are: alisio, {}, proxy", names().join(", ")))
 }
 
 /// The source names of every agent, in table order.
@@ -135,6 +213,9 @@ mod tests {
         assert_eq!(names.len(), count, "an agent is in the table twice");
         assert!(parse("claude").unwrap_err().contains("claude-code"), "an unknown name lists the known ones");
         assert_eq!(parse("codex"), Ok(SourceKind::Codex));
+        assert_eq!(source_filter("alisio").as_deref(), Ok("alisio"));
+        let unknown = source_filter("claude").unwrap_err();
+        assert!(unknown.contains("claude-code") && unknown.contains("proxy"), "{unknown}");
         use strum::IntoEnumIterator;
         for kind in SourceKind::iter().filter(|k| *k != SourceKind::Proxy) {
             assert!(agent(kind).is_some(), "{kind} has no row in the table");

@@ -68,9 +68,15 @@ fn figures(store: &Store, id: &str) -> Figures {
     // The agent's own records: not a compaction's restated copies or checkpoints.
     let own: Vec<_> = messages.iter().filter(|m| m.created_by.is_none() && !m.summary).collect();
     let prompts = own.iter().filter(|m| super::is_prompt(m)).count() as u64;
-    let calls: BTreeSet<&str> = own.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
-    let results: BTreeSet<&str> =
-        own.iter().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
+    // Distinct call ids (a call written without one, as a trimmed copy may, has none to count).
+    let calls: BTreeSet<&str> =
+        own.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).filter(|id| !id.is_empty()).collect();
+    let results: BTreeSet<&str> = own
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .filter(|id| !id.is_empty())
+        .collect();
     let ledger = store.model_calls(id).unwrap();
     let sum = |f: &dyn Fn(&crate::store::ModelCallRecord) -> Option<u64>| ledger.iter().filter_map(f).sum::<u64>();
     Figures {
@@ -194,6 +200,13 @@ fn check(entry: &Entry) -> Vec<String> {
                     problems.push(format!("{source_id}: {p}"));
                 }
             }
+        }
+    }
+    // A file the records say holds no session is named as unread, with why (never skipped silently).
+    if entry.sessions.is_empty() && path.is_file() && report.imported.is_empty() {
+        let named = report.unread.iter().any(|u| Path::new(&u.path) == path) || !report.unknown.is_empty();
+        if !named {
+            problems.push("holds no session and is not listed as unread".into());
         }
     }
     let wanted: BTreeSet<&str> = entry.sessions.iter().filter_map(|s| s["sourceId"].as_str()).collect();

@@ -37,19 +37,11 @@ pub use opencode::COMPACTION_PROMPT as OPENCODE_COMPACTION_PROMPT;
 
 pub use crate::store::SourceKind;
 
-/// The formats `import` recognises, for messages that must name them.
-pub const FORMATS: &str = "a Codex CLI rollout (rollout-*.jsonl), a Claude Code session \
-    (~/.claude/projects/<dir>/<uuid>.jsonl), a Qwen Code chat (~/.qwen/projects/<dir>/chats/<uuid>.jsonl), \
-    a pi session (~/.pi/agent/sessions/<dir>/<time>_<uuid>.jsonl), a Copilot CLI session \
-    (~/.copilot/session-state/<uuid>/events.jsonl), a Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl) \
-    a Cline session (~/.cline/data/sessions/<id>/<id>.messages.json), an ATIF trajectory (trajectory.json) \
-    or an OpenCode database (opencode.db)";
-
-/// Whether a stored user message is a prompt someone typed (or a slash command), not a tool
-/// result, meta record or context the agent injected.
+/// Whether a stored message is a prompt someone typed (or a slash command), not a tool result,
+/// meta record or context the agent injected — or a reply typed by the user that the agent
+/// delivered as a tool's result (Roo Code, Cline: marked `prompt`).
 pub fn is_prompt(message: &crate::transcript::Message) -> bool {
     let meta = message.meta.as_ref();
-    // A reply typed by the user that an agent delivers as a tool's result (Roo Code, Cline).
     if meta.and_then(|m| m.get("prompt")).and_then(Value::as_bool) == Some(true) {
         return true;
     }
@@ -107,6 +99,8 @@ pub struct ImportFailure {
 pub struct ImportReport {
     pub imported: Vec<ImportedSession>,
     pub errors: Vec<ImportFailure>,
+    /// Files in an agent's folders that hold no session Alisio reads, with why.
+    pub unread: Vec<Unread>,
     /// Paths given that hold no session in a known format.
     #[serde(skip)]
     pub unknown: Vec<PathBuf>,
@@ -242,8 +236,7 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
     for location in default_locations() {
         let mut sessions = 0;
         if location.exists {
-            let (found, _, _) = discover(&[PathBuf::from(&location.path)]);
-            for (kind, path) in found {
+            for (kind, path) in discover(&[PathBuf::from(&location.path)]).found {
                 sessions += match kind {
                     SourceKind::OpenCode if path.is_dir() => {
                         opencode_storage::Storage::read(&path).map_or(0, |s| s.sessions().len() as u64)
@@ -371,61 +364,81 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     Ok(claude_maybe.then_some(SourceKind::ClaudeCode))
 }
 
+/// A file in an agent's folders that was not read as a session, and why (`unread[]`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Unread {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What a walk of the paths given found.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Every file (or OpenCode storage folder) holding sessions, with its agent.
+    pub found: Vec<(SourceKind, PathBuf)>,
+    /// Paths that could not be read.
+    pub errors: Vec<ImportFailure>,
+    /// Paths given that hold no session in a known format.
+    pub unknown: Vec<PathBuf>,
+    /// Files in an agent's folders not read as sessions, with why.
+    pub unread: Vec<Unread>,
+}
+
 /// Every file under `paths` (directories walked, symlinked directories not followed) with the
-/// format it holds; paths that hold none are listed apart.
-pub fn discover(paths: &[PathBuf]) -> (Vec<(SourceKind, PathBuf)>, Vec<ImportFailure>, Vec<PathBuf>) {
-    let mut found = Vec::new();
-    let mut errors = Vec::new();
-    let mut unknown = Vec::new();
+/// format it holds; paths that hold none are listed apart, and files in an agent's folders that
+/// are no session are named with why (never skipped without a word).
+pub fn discover(paths: &[PathBuf]) -> Discovered {
+    let mut out = Discovered::default();
     for path in paths {
-        let before = found.len();
-        let errors_before = errors.len();
-        walk(path, &mut found, &mut errors);
-        if found.len() == before && errors.len() == errors_before {
-            unknown.push(path.clone());
+        let before = out.found.len();
+        let errors_before = out.errors.len();
+        walk_in(path, &mut out, true);
+        if out.found.len() == before && out.errors.len() == errors_before {
+            out.unknown.push(path.clone());
         }
     }
-    (found, errors, unknown)
+    out
 }
 
-fn walk(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<ImportFailure>) {
-    walk_in(path, found, errors, true)
-}
-
-fn walk_in(path: &Path, found: &mut Vec<(SourceKind, PathBuf)>, errors: &mut Vec<ImportFailure>, top: bool) {
-    let fail = |errors: &mut Vec<ImportFailure>, e: std::io::Error| {
-        errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() })
+fn walk_in(path: &Path, out: &mut Discovered, top: bool) {
+    let fail = |out: &mut Discovered, e: std::io::Error| {
+        out.errors.push(ImportFailure { path: path.display().to_string(), error: e.to_string() })
     };
     match std::fs::metadata(path) {
-        Err(e) => fail(errors, e),
+        Err(e) => fail(out, e),
         // A FIFO, socket or device is never a session: skipped inside a tree, refused when named.
         Ok(meta) if !meta.is_dir() && !meta.is_file() => {
             if top {
-                fail(errors, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file or directory"));
+                fail(out, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file or directory"));
             }
         }
         // OpenCode's JSON storage is one source (its sessions spread over three folders).
         Ok(meta) if meta.is_dir() && opencode_storage::is_storage(path) => {
-            found.push((SourceKind::OpenCode, path.to_path_buf()))
+            out.found.push((SourceKind::OpenCode, path.to_path_buf()))
         }
         Ok(meta) if meta.is_dir() => {
             let mut entries = match std::fs::read_dir(path) {
                 Ok(entries) => entries.filter_map(|e| e.ok()).collect::<Vec<_>>(),
-                Err(e) => return fail(errors, e),
+                Err(e) => return fail(out, e),
             };
             entries.sort_by_key(|e| e.file_name());
             for entry in entries {
                 let is_link_dir = entry.file_type().is_ok_and(|t| t.is_symlink())
                     && entry.path().metadata().is_ok_and(|m| m.is_dir());
                 if !is_link_dir {
-                    walk_in(&entry.path(), found, errors, false);
+                    walk_in(&entry.path(), out, false);
                 }
             }
         }
         Ok(_) => match detect(path) {
-            Ok(Some(kind)) => found.push((kind, path.to_path_buf())),
-            Ok(None) => {}
-            Err(e) => fail(errors, e),
+            Ok(Some(kind)) => out.found.push((kind, path.to_path_buf())),
+            Ok(None) => {
+                if let Some(reason) = agents::unread_reason(path) {
+                    out.unread.push(Unread { path: path.display().to_string(), reason });
+                }
+            }
+            Err(e) => fail(out, e),
         },
     }
 }
@@ -468,18 +481,12 @@ pub fn import(store: &Store, paths: &[PathBuf]) -> ImportReport {
 /// [`import`], stopped by `control.cancel` between batches ([`Error::Cancelled`]) and reporting
 /// progress.
 pub fn import_with(store: &Store, paths: &[PathBuf], control: &Control<'_>) -> Result<ImportReport> {
-    let (found, errors, unknown) = discover(paths);
-    import_found(store, found, errors, unknown, control)
+    import_found(store, discover(paths), control)
 }
 
 /// Imports sources already found (the follower knows which files changed).
-pub fn import_found(
-    store: &Store,
-    found: Vec<(SourceKind, PathBuf)>,
-    mut errors: Vec<ImportFailure>,
-    unknown: Vec<PathBuf>,
-    control: &Control<'_>,
-) -> Result<ImportReport> {
+pub fn import_found(store: &Store, discovered: Discovered, control: &Control<'_>) -> Result<ImportReport> {
+    let Discovered { found, mut errors, unknown, unread } = discovered;
     let sizes: Vec<u64> = found.iter().map(|(_, p)| p.metadata().map(|m| m.len()).unwrap_or(0)).collect();
     let mut progress = Progress {
         files: found.len() as u64,
@@ -536,7 +543,7 @@ pub fn import_found(
             tracing::warn!("captured calls were not joined to {}: {e}", session.id);
         }
     }
-    Ok(ImportReport { imported, errors, unknown })
+    Ok(ImportReport { imported, errors, unread, unknown })
 }
 
 /// How far a JSONL source has been read, and the importer's state at that point.

@@ -181,7 +181,8 @@ fn typed(text: &str) -> bool {
     // A slash command's instructions (`/smol`: `type="condense"`), not the automatic condense's.
     let automatic = text.starts_with("<explicit_instructions type=\"summarize_task\"");
     (TYPED.iter().any(|tag| text.starts_with(tag)) && !automatic)
-        || (text.starts_with('[') && text.split_once("] Result:").is_some_and(|(_, rest)| rest.trim_start().starts_with("<answer>")))
+        || (text.starts_with('[')
+            && text.split_once("] Result:").is_some_and(|(_, rest)| rest.trim_start().starts_with("<answer>")))
 }
 
 /// Whether any text block of a tool result's content is typed (Roo Code returns the user's reply

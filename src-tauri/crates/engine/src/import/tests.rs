@@ -642,3 +642,33 @@ fn extension_task_folders_mangled_import_without_a_panic() {
         assert!(report.imported.len() + report.errors.len() + report.unknown.len() > 0, "seed {seed}: {report:?}");
     }
 }
+
+/// Claude Code 2.1 keeps a sub-agent in `<session>/subagents/agent-*.jsonl` with a `.meta.json`
+/// naming the tool call that started it: imported with the session, it is a session of its own
+/// whose parent is that session and that call; its calls count once, in its own ledger.
+#[test]
+fn a_sub_agents_file_is_its_own_session_linked_to_the_call_that_started_it() {
+    let (_dir, store) = store();
+    let project = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../tests/fixtures/compat/claude-code/2.1.332/.claude/projects/-tmp-compat-claude-code-proj");
+    let report = import(&store, &[project]);
+    assert!(report.errors.is_empty(), "{report:?}");
+    let agent = report.imported.iter().find(|s| s.source_id == "agent-a2fc91385821ca00d").unwrap();
+    let main = report.imported.iter().find(|s| s.source_id == "bd371720-6f90-4fd2-86f3-56ca28391bd5").unwrap();
+    let stored = stored_view(&store, &session_of(&store, &agent.id)).unwrap();
+    let parent = stored.parent.unwrap();
+    assert_eq!(parent.session, main.id);
+    // The call that started it: the main session's answer holding the Agent tool call.
+    let n = parent.call.expect("the call is named");
+    let main_view = stored_view(&store, &session_of(&store, &main.id)).unwrap();
+    let row = &main_view.model_calls[n - 1];
+    let answer = main_view.messages.iter().find(|m| Some(m.seq) == row.response_seq).unwrap();
+    let holder = main_view.messages.iter().find(|m| m.tool_calls.iter().any(|c| c.id == "toolu_06mock0")).unwrap();
+    assert!(answer.seq <= holder.seq, "call {n} answered with the Agent call (its first record at {})", answer.seq);
+    // Its calls are its own; the main session lists it as one sub-agent.
+    assert_eq!(stored.model_calls.len(), 2);
+    let listed = store.list_sessions().unwrap();
+    let main_row = listed.iter().find(|s| s.id == main.id).unwrap();
+    assert_eq!(main_row.subagents, 1);
+    assert_eq!(listed.iter().find(|s| s.id == agent.id).unwrap().parent.as_deref(), Some(main.id.as_str()));
+}

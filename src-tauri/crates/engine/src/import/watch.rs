@@ -9,7 +9,7 @@ use std::time::Duration;
 use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use super::{detect, walk, ImportFailure, SourceKind};
+use super::{detect, discover, ImportFailure, SourceKind};
 
 /// What the file system said.
 #[derive(Debug)]
@@ -100,7 +100,17 @@ pub fn changed_sources(
     let (mut found, mut errors) = (Vec::new(), Vec::new());
     for path in unique {
         match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_dir() => walk(&path, &mut found, &mut errors),
+            Ok(meta) if meta.is_dir() => {
+                let walked = discover(std::slice::from_ref(&path));
+                found.extend(walked.found);
+                errors.extend(walked.errors);
+            }
+            // A file of OpenCode's JSON storage: its storage folder is the source read again.
+            Ok(meta) if meta.is_file() && path.ancestors().skip(1).any(super::opencode_storage::is_storage) => {
+                if let Some(root) = path.ancestors().skip(1).find(|a| super::opencode_storage::is_storage(a)) {
+                    found.push((SourceKind::OpenCode, root.to_path_buf()));
+                }
+            }
             Ok(meta) if meta.is_file() => match detect(&path) {
                 Ok(Some(kind)) => found.push((kind, path)),
                 Ok(None) => {}

@@ -237,6 +237,10 @@ pub struct SessionSummary {
     pub cost_usd: Option<f64>,
     /// Calls whose model has no price (not in `costUsd`).
     pub unpriced_calls: u64,
+    /// Sub-agent sessions this one started.
+    pub subagents: u64,
+    /// The session that started this one (a sub-agent's), or null.
+    pub parent: Option<String>,
 }
 
 pub(crate) const MESSAGE_COLUMNS: &str = "seq, anchor, role, content, tool_calls, tool_call_id, provider_items, \
@@ -325,6 +329,27 @@ pub fn set_title(tx: &Tx<'_>, session: &str, title: &str) -> Result<()> {
 }
 
 impl Store {
+    /// The number (`1..n`) of the call of `session` whose answer holds tool call `id` (the call
+    /// that started a sub-agent), if any.
+    pub fn call_with_tool_call(&self, session: &str, id: &str) -> Result<Option<usize>> {
+        let needle = serde_json::json!({ "id": id }).to_string();
+        let needle = needle.trim_start_matches('{').trim_end_matches('}').to_string();
+        self.read(|conn| {
+            let n: Option<i64> = conn.query_row(
+                "WITH holder AS (SELECT min(seq) AS seq FROM messages
+                                 WHERE session_id = ?1 AND tool_calls IS NOT NULL AND instr(tool_calls, ?2) > 0),
+                      answer AS (SELECT max(id) AS id FROM model_calls, holder
+                                 WHERE session_id = ?1 AND response_seq IS NOT NULL AND response_seq <= holder.seq)
+                 SELECT CASE WHEN answer.id IS NULL THEN NULL
+                             ELSE (SELECT count(*) FROM model_calls WHERE session_id = ?1 AND id <= answer.id) END
+                 FROM answer",
+                params![session, needle],
+                |r| r.get(0),
+            )?;
+            Ok(n.map(|n| n as usize))
+        })
+    }
+
     /// What the agent itself recorded the session cost, in picodollars: its figure for the whole
     /// session where it keeps one, else the sum of what it recorded per call; `None` when it
     /// recorded neither.
@@ -408,7 +433,8 @@ impl Store {
                         (SELECT coalesce(sum(completion_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
                         (SELECT count(*) FROM compactions k WHERE k.session_id = s.id AND k.kind = 'checkpoint' AND k.status = 'applied'),
                         (SELECT coalesce(sum(max(k.before_chars - k.after_chars, 0)), 0) FROM compactions k WHERE k.session_id = s.id AND k.status = 'applied'),
-                        s.source, s.source_path
+                        s.source, s.source_path,
+                        (SELECT count(*) FROM sessions c WHERE c.parent_session = s.id), s.parent_session
                  FROM sessions s ORDER BY s.updated_at DESC, s.id DESC",
             )?;
             let rows = stmt.query_map([], |row| {
@@ -432,6 +458,8 @@ impl Store {
                     cost_usd: None,
                     unpriced_calls: 0,
                     project: String::new(),
+                    subagents: row.get(16)?,
+                    parent: row.get(17)?,
                 })
             })?;
             let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;

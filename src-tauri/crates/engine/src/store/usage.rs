@@ -37,6 +37,9 @@ pub struct SessionRef {
     pub project: String,
     /// `alisio` for Alisio's own, else the import source.
     pub source: String,
+    /// The session that started this one (a sub-agent's).
+    #[serde(skip)]
+    pub parent: Option<String>,
 }
 
 /// Which calls: started on or after `since`, before `until` (timestamps or dates, compared as
@@ -52,7 +55,7 @@ impl Store {
     pub fn session_refs(&self) -> Result<Vec<SessionRef>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT rowid, id, title, workspace, coalesce(source, 'alisio') FROM sessions ORDER BY rowid",
+                "SELECT rowid, id, title, workspace, coalesce(source, 'alisio'), parent_session FROM sessions ORDER BY rowid",
             )?;
             let rows = stmt.query_map([], |r| {
                 Ok(SessionRef {
@@ -61,6 +64,7 @@ impl Store {
                     title: r.get(2)?,
                     project: r.get(3)?,
                     source: r.get(4)?,
+                    parent: r.get(5)?,
                 })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
