@@ -375,6 +375,7 @@ async fn atif_export_validates_and_an_import_of_it_exports_the_same_trajectory()
     let qwen = fixtures("qwen").join("home/.qwen");
     let doc = h.alisio(&["import", qwen.to_str().unwrap(), "--json"]).await.assert_ok().json();
     let imported = doc["imported"][0]["id"].as_str().unwrap().to_string();
+    let mut compactions = 0;
     for session in [own, imported] {
         let file = h.home.path().join(format!("{session}.json"));
         let written =
@@ -396,10 +397,24 @@ async fn atif_export_validates_and_an_import_of_it_exports_the_same_trajectory()
         let round: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
         assert_eq!(round["steps"], trajectory["steps"]);
         assert_eq!(round["final_metrics"], trajectory["final_metrics"]);
+        // The compactions come back: where they happened, what they summarized, their checkpoints.
+        let exported = &trajectory["extra"]["alisio"]["compactions"];
+        let kept = |c: &Value| json_pick(c, &["reason", "summarizedSteps", "atStep", "checkpoint"]);
+        let names: Vec<Value> = exported.as_array().unwrap().iter().map(kept).collect();
+        let back_names: Vec<Value> = round["extra"]["alisio"]["compactions"].as_array().unwrap().iter().map(kept).collect();
+        assert_eq!(back_names, names);
+        assert_eq!(back["imported"][0]["compactions"].as_u64(), Some(names.len() as u64));
+        compactions += names.len();
         // Imported again unchanged: nothing is added.
         let twice = h.alisio(&["import", file.to_str().unwrap(), "--json"]).await.assert_ok().json();
         assert_eq!(twice["imported"][0]["id"], back["imported"][0]["id"]);
     }
+    assert!(compactions > 0, "the imported Qwen Code session's compactions made the round trip");
+}
+
+/// Only `keys` of an object.
+fn json_pick(value: &Value, keys: &[&str]) -> Value {
+    Value::Object(keys.iter().filter_map(|k| Some((k.to_string(), value.get(*k)?.clone()))).collect())
 }
 
 /// A trajectory as another producer writes ATIF v1.7: no `session_id` (its `trajectory_id` names

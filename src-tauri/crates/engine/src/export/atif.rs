@@ -74,8 +74,22 @@ pub fn trajectory(view: &StoredView) -> Value {
         .compactions
         .iter()
         .map(|c| {
+            // By step: the steps it summarized, and the first step after it happened (the message
+            // it put into the view is its checkpoint) — what an import replays it by.
+            let at = view.messages.iter().find(|m| m.created_by == Some(c.record.id)).map(|m| m.seq);
+            let summarized: Vec<usize> = main
+                .iter()
+                .filter(|m| m.role != Role::Tool)
+                .enumerate()
+                .filter(|(_, m)| c.summarized_seqs.contains(&m.seq))
+                .map(|(i, _)| i + 1)
+                .collect();
+            let at_step = at.and_then(|at| {
+                main.iter().filter(|m| m.role != Role::Tool).position(|m| m.seq > at).map(|i| i + 1)
+            });
             json!({"id": c.record.id, "kind": c.record.kind, "reason": c.record.reason, "status": c.record.status,
-                   "summarizedSeqs": c.summarized_seqs, "checkpoint": c.record.checkpoint, "trigger": c.record.trigger})
+                   "summarizedSeqs": c.summarized_seqs, "checkpoint": c.record.checkpoint, "trigger": c.record.trigger,
+                   "summarizedSteps": summarized, "atStep": at_step})
         })
         .collect();
     let mut document = json!({

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::sink::{title_of, Record, Sink, Usage};
 use super::{str_at, value_at};
 use crate::error::Result;
+use crate::events::CompactionReason;
 use crate::store::{Purpose, WireApi};
 use crate::transcript::{Role, ToolCall};
 
@@ -83,6 +84,14 @@ fn replay_steps(
     let mut skipped = Vec::new();
     let mut titled = subagent.is_some();
     let mut first = subagent.is_none();
+    // Compactions Alisio exported with the trajectory (`extra.alisio.compactions`, by step): each
+    // replayed where it happened, so an exported session imports with its checkpoints.
+    let mut pending: Vec<&Value> = match subagent {
+        None => value_at(document, "/extra/alisio/compactions").and_then(Value::as_array).into_iter().flatten().collect(),
+        Some(_) => Vec::new(),
+    };
+    pending.retain(|c| str_at(c, "/status") == Some("applied") && c.get("summarizedSteps").is_some_and(Value::is_array));
+    let mut seqs_of: std::collections::HashMap<u64, Vec<i64>> = std::collections::HashMap::new();
     let apart = |mut record: Record| {
         if let Some(id) = subagent {
             record.off_view = true;
@@ -94,6 +103,13 @@ fn replay_steps(
         if let Some(time) = str_at(step, "/timestamp").filter(|t| !t.is_empty()) {
             last_time = time.to_string();
         }
+        let step_id = step.get("step_id").and_then(Value::as_u64);
+        let due: Vec<&Value> = pending.iter().copied().filter(|c| c["atStep"].as_u64().is_some_and(|a| Some(a) == step_id)).collect();
+        pending.retain(|c| c["atStep"].as_u64().is_none_or(|a| Some(a) != step_id));
+        for compaction in due {
+            replay_compaction(sink, compaction, &seqs_of, &last_time)?;
+        }
+        let before = sink.state.next_seq;
         let at = last_time.clone();
         let message = text_of(step.get("message"));
         let id = step.get("step_id").map(|n| match subagent {
@@ -184,6 +200,38 @@ fn replay_steps(
         }
         first = false;
         sink.touch(&at)?;
+        if let Some(step_id) = step_id {
+            seqs_of.insert(step_id, (before..sink.state.next_seq).collect());
+        }
+    }
+    // A compaction after the last step (nothing followed it).
+    for compaction in pending {
+        replay_compaction(sink, compaction, &seqs_of, &last_time)?;
     }
     Ok(skipped)
+}
+
+/// A compaction Alisio exported: the steps it summarized leave the view, its checkpoint leads it.
+fn replay_compaction(
+    sink: &mut Sink<'_, '_>,
+    compaction: &Value,
+    seqs_of: &std::collections::HashMap<u64, Vec<i64>>,
+    at: &str,
+) -> Result<()> {
+    let steps = compaction["summarizedSteps"].as_array().into_iter().flatten().filter_map(Value::as_u64);
+    let summarized: std::collections::HashSet<i64> =
+        steps.filter_map(|s| seqs_of.get(&s)).flatten().copied().collect();
+    let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !summarized.contains(s)).collect();
+    let reason = str_at(compaction, "/reason").and_then(|r| r.parse().ok()).unwrap_or(CompactionReason::Unknown);
+    let trigger = serde_json::from_value(compaction["trigger"].clone()).ok();
+    let id = sink.compaction(reason, &keep, None, serde_json::Map::new(), trigger, at)?;
+    let text = match compaction.get("checkpoint") {
+        Some(Value::Object(o)) if o.len() == 1 && o.get("text").is_some_and(Value::is_string) => {
+            o["text"].as_str().unwrap_or_default().to_string()
+        }
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    sink.checkpoint(id, Record::new(Role::User, text, at), true)?;
+    Ok(())
 }
