@@ -401,7 +401,8 @@ async fn atif_export_validates_and_an_import_of_it_exports_the_same_trajectory()
         let exported = &trajectory["extra"]["alisio"]["compactions"];
         let kept = |c: &Value| json_pick(c, &["reason", "summarizedSteps", "atStep", "checkpoint"]);
         let names: Vec<Value> = exported.as_array().unwrap().iter().map(kept).collect();
-        let back_names: Vec<Value> = round["extra"]["alisio"]["compactions"].as_array().unwrap().iter().map(kept).collect();
+        let back_names: Vec<Value> =
+            round["extra"]["alisio"]["compactions"].as_array().unwrap().iter().map(kept).collect();
         assert_eq!(back_names, names);
         assert_eq!(back["imported"][0]["compactions"].as_u64(), Some(names.len() as u64));
         compactions += names.len();

@@ -60,7 +60,15 @@ costUsd: number | null,
 /**
  * Calls whose model has no price (not in `costUsd`).
  */
-unpricedCalls: number, };
+unpricedCalls: number, 
+/**
+ * Sub-agent sessions this one started.
+ */
+subagents: number, 
+/**
+ * The session that started this one (a sub-agent's), or null.
+ */
+parent: string | null, };
 
 export type Purpose = "turn" | "compaction" | "cache-summary" | "replay" | "probe" | "side";
 
@@ -86,7 +94,23 @@ cacheWriteTokens: number | null,
 /**
  * The reason the agent itself recorded for a cache miss (Claude Code's `cache_miss_reason`).
  */
-agentCacheReason: string | null, };
+agentCacheReason: string | null, 
+/**
+ * The part of `cache_write_tokens` written to a 1-hour cache.
+ */
+cacheWrite1hTokens: number | null, 
+/**
+ * What the agent itself recorded this call cost, in picodollars.
+ */
+recordedCostPd: number | null, 
+/**
+ * Requests the row stands for: 1, or several an agent recorded only as a total.
+ */
+requests: number, 
+/**
+ * Parts the agent's request log names but never wrote: its body cannot be whole.
+ */
+requestGaps: number, };
 
 export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
@@ -147,7 +171,11 @@ hasOlder: boolean, compactions: Array<CompactionView>, toolCalls: Array<JournalE
 /**
  * The session and message a fork came from; null for any other session.
  */
-forkedFrom: ForkedFrom | null, };
+forkedFrom: ForkedFrom | null, 
+/**
+ * The session (and its call) that started this one, for a sub-agent's session; null otherwise.
+ */
+parent: ParentLink | null, };
 
 export type StoredMessage = { seq: number, anchor: number, role: Role, kind: MessageKind, content: string, chars: number, toolCalls: Array<ToolCall>, toolCallId: string | null, compacted: boolean, summary: boolean, truncated: boolean, 
 /**
@@ -340,7 +368,19 @@ costUsd: number | null,
 /**
  * What its cached tokens would have cost as input, minus what they cost.
  */
-cacheSavingsUsd: number | null, };
+cacheSavingsUsd: number | null, 
+/**
+ * The part of `cacheWriteTokens` written to a 1-hour cache.
+ */
+cacheWrite1hTokens: number | null, 
+/**
+ * What the agent itself recorded the call cost, when it did.
+ */
+recordedCostUsd: number | null, 
+/**
+ * Requests the row stands for: 1, or several the agent recorded only as a total.
+ */
+requests: number, };
 
 export type CallDetail = { n: number, purpose: Purpose, request: JsonValue, response: JsonValue | null, requestSource: RequestSource, exact: boolean, 
 /**
@@ -451,11 +491,19 @@ estimatedTokens: number, };
 
 export type RequestSource = "alisio" | "agent-log" | "proxy" | "reconstructed";
 
-export type ImportReport = { imported: Array<ImportedSession>, errors: Array<ImportFailure>, };
+export type ImportReport = { imported: Array<ImportedSession>, errors: Array<ImportFailure>, 
+/**
+ * Files in an agent's folders that hold no session Alisio reads, with why.
+ */
+unread: Array<Unread>, };
 
 export type ImportedSession = { id: string, source: SourceKind, path: string, sourceId: string, title: string, messages: number, toolCalls: number, compactions: number, skipped: Array<Skipped>, };
 
 export type ImportFailure = { path: string, error: string, };
+
+export type Unread = { path: string, reason: string, };
+
+export type ParentLink = { session: string, call: number | null, };
 
 export type Skipped = { line: Position, reason: string, };
 
@@ -943,7 +991,11 @@ source: string | null,
 /**
  * Only calls to this model.
  */
-model: string | null, };
+model: string | null, 
+/**
+ * With `by: session`, count a sub-agent's calls in the session that started it.
+ */
+foldSubagents?: boolean, };
 
 export type UsageRowRequest = { key: string, 
 /**
@@ -965,7 +1017,11 @@ source: string | null,
 /**
  * Only calls to this model.
  */
-model: string | null, };
+model: string | null, 
+/**
+ * With `by: session`, count a sub-agent's calls in the session that started it.
+ */
+foldSubagents?: boolean, };
 
 export type Pin = { id: number, 
 /**
@@ -988,6 +1044,20 @@ seq: number | null,
 text: string | null, };
 
 export type PinRemove = { session: string, id: number, };
+
+/** Every agent Alisio reads, from the engine's one table: its source name, name and badge. */
+export const AGENTS: ReadonlyArray<{ source: SourceKind; name: string; badge: string }> = [
+  { source: "claude-code", name: "Claude Code", badge: "CC" },
+  { source: "codex", name: "Codex", badge: "CX" },
+  { source: "opencode", name: "OpenCode", badge: "OC" },
+  { source: "gemini-cli", name: "Gemini CLI", badge: "GE" },
+  { source: "qwen-code", name: "Qwen Code", badge: "QW" },
+  { source: "pi", name: "pi", badge: "PI" },
+  { source: "copilot-cli", name: "Copilot CLI", badge: "GH" },
+  { source: "cline", name: "Cline", badge: "CL" },
+  { source: "roo", name: "Roo Code", badge: "RO" },
+  { source: "atif", name: "ATIF", badge: "AT" },
+];
 
 /** The checkpoint's sections, in order: [JSON key, heading]. */
 export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [

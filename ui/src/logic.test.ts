@@ -26,7 +26,7 @@ function compaction(id: number, kind: "checkpoint" | "reduction" = "checkpoint")
 }
 
 function view(messages: StoredMessage[], compactions: CompactionView[] = []): StoredView {
-  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, hasOlder: false, compactions, toolCalls: [], modelCalls: [], forkedFrom: null };
+  return { session: { id: "s", title: "t", workspace: "/w", createdAt: "", updatedAt: "" }, messages, hasOlder: false, compactions, toolCalls: [], modelCalls: [], forkedFrom: null, parent: null };
 }
 
 describe("storedRows", () => {
@@ -204,7 +204,7 @@ describe("the context chart", () => {
     const call = (n: number, prompt: number | null, cached: number | null): CallSummary => ({
       n, purpose: "turn", startedAt: "", requestChars: 0, promptTokens: prompt, cachedTokens: cached, completionTokens: 10,
       ttftMs: null, durationMs: null, finishReason: null, error: null, requestSource: "alisio", exact: true,
-      model: "m", cacheWriteTokens: null, costUsd: null, cacheSavingsUsd: null,
+      model: "m", cacheWriteTokens: null, costUsd: null, cacheSavingsUsd: null, cacheWrite1hTokens: null, recordedCostUsd: null, requests: 1,
     });
     const bars = chartBars([call(1, 100, 0), call(2, 150, 200), call(3, null, null)], [
       { n: 2, cacheBreak: true, commonPrefixTokens: 5, cachedTokens: 200 },
@@ -224,7 +224,7 @@ describe("session figures", () => {
   it("reports what the server said and labels the estimate", () => {
     const s = { id: "s", title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
       promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "",
-      costUsd: null, unpricedCalls: 0, project: "/w" };
+      costUsd: null, unpricedCalls: 0, project: "/w", subagents: 0, parent: null };
     expect(sessionFigures(s)).toEqual(["cache 75 % of 2,000 tokens in", "300 tokens out", "2 compactions", "≈ 10.0k tokens saved (estimate)"]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0 })).toEqual([]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0, costUsd: 0.0421, unpricedCalls: 2 })).toEqual(["$0.042100 + 2 unpriced"]);
@@ -428,7 +428,7 @@ describe("the search box", () => {
 
 describe("library", () => {
   const base = { title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
-    promptTokens: 0, cachedTokens: 0, completionTokens: 0, compactions: 0, savedChars: 0, createdAt: "", costUsd: null, unpricedCalls: 0 };
+    promptTokens: 0, cachedTokens: 0, completionTokens: 0, compactions: 0, savedChars: 0, createdAt: "", costUsd: null, unpricedCalls: 0 , subagents: 0, parent: null };
   const now = Date.parse("2026-12-02T12:00:00Z");
   const sessions = [
     { ...base, id: "a", project: "/p/one", lastActivity: "2026-12-01T10:00:00Z", source: "codex" as const, compactions: 1, costUsd: 2 },

@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview, type SessionTotals } from "./bindings";
+import { AGENTS, CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview, type SessionTotals } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -451,34 +451,11 @@ export function sourceBadge(source: RequestSource): { label: string; exact: bool
   }
 }
 
-/** `codex` → "Codex": the agent a session came from, as people write it. */
+/** `codex` → "Codex": the agent a session came from, as people write it (the engine's table). */
 export function agentName(source: string | null | undefined): string {
-  switch (source) {
-    case "codex":
-      return "Codex";
-    case "claude-code":
-      return "Claude Code";
-    case "opencode":
-      return "OpenCode";
-    case "qwen-code":
-      return "Qwen Code";
-    case "pi":
-      return "pi";
-    case "copilot-cli":
-      return "Copilot CLI";
-    case "gemini-cli":
-      return "Gemini CLI";
-    case "cline":
-      return "Cline";
-    case "roo":
-      return "Roo Code";
-    case "atif":
-      return "an ATIF trajectory";
-    case "proxy":
-      return "the proxy";
-    default:
-      return "the agent";
-  }
+  if (source === "atif") return "an ATIF trajectory";
+  if (source === "proxy") return "the proxy";
+  return AGENTS.find((a) => a.source === source)?.name ?? "the agent";
 }
 
 const MISSING_PART: Record<string, string> = { system: "system prompt", tools: "tools", params: "options" };

@@ -80,7 +80,14 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
             }
         }
         Command::Usage { by, since, until, source, model, fold_subagents } => {
-            let request = alisio_api::usage::UsageRequest { by: Some(by), since, until, source, model, fold_subagents };
+            let request = alisio_api::usage::UsageRequest {
+                by: Some(by),
+                since,
+                until,
+                source,
+                model,
+                fold_subagents: Some(fold_subagents),
+            };
             out.show(&alisio_api::usage::report(app, request).await?)
         }
     }

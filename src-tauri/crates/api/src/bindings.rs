@@ -31,7 +31,7 @@ pub fn typescript() -> String {
         e::calls::Divergence, e::calls::CallCache, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,
         e::calls::ReplayReport, e::calls::CallComposition, e::calls::Composition, e::calls::Share, e::calls::ToolShare,
         e::view::MissingPart, e::store::RequestSource, e::import::ImportReport, e::import::ImportedSession,
-        e::import::ImportFailure, e::import::Skipped, e::import::Position, e::import::SourceKind,
+        e::import::ImportFailure, e::import::Unread, e::view::ParentLink, e::import::Skipped, e::import::Position, e::import::SourceKind,
         e::import::SourceSummary, e::import::SourceLocation, e::import::Progress, e::fidelity::Fidelity, e::fidelity::Missing,
         e::fidelity::MissingKind, e::view::LintReport, e::view::ModelViewPage, e::provider::finder::FoundServer,
         e::provider::WindowSource, e::provider::ModelsReport, e::export::ExportFormat, e::export::ChartFormat,
@@ -73,8 +73,18 @@ fn constants() -> String {
     use alisio_engine::compaction::{budget::WINDOW_TRUST_LIMIT, checkpoint::SECTIONS};
     use alisio_engine::transcript::CHARS_PER_TOKEN;
     let sections: Vec<String> = SECTIONS.iter().map(|(key, heading)| format!("  [{key:?}, {heading:?}],\n")).collect();
-    format!(
-        "/** The checkpoint's sections, in order: [JSON key, heading]. */\n\
+    let agents: Vec<String> = alisio_engine::import::agents::AGENTS
+        .iter()
+        .map(|a| format!("  {{ source: {:?}, name: {:?}, badge: {:?} }},\n", a.kind.as_str(), a.name, a.badge))
+        .collect();
+    let agents = format!(
+        "/** Every agent Alisio reads, from the engine's one table: its source name, name and badge. */\n\
+         export const AGENTS: ReadonlyArray<{{ source: SourceKind; name: string; badge: string }}> = [\n{}];\n\n",
+        agents.concat()
+    );
+    agents
+        + &format!(
+            "/** The checkpoint's sections, in order: [JSON key, heading]. */\n\
          export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [string, string]> = [\n{}];\n\n\
          /** Windows reported above this many tokens are not trusted. */\n\
          export const WINDOW_TRUST_LIMIT = {WINDOW_TRUST_LIMIT};\n\n\
@@ -82,9 +92,9 @@ fn constants() -> String {
          export const CHARS_PER_TOKEN = {CHARS_PER_TOKEN};\n\n\
          /** The heading of the block of pins a compaction carries after its checkpoint. */\n\
          export const PINNED_HEADING = {:?};\n\n",
-        sections.concat(),
-        alisio_engine::compaction::pins::HEADING
-    )
+            sections.concat(),
+            alisio_engine::compaction::pins::HEADING
+        )
 }
 
 /// `ui/src/configSchema.ts`: the configuration file's JSON schema, as the engine generates it.

@@ -23,8 +23,8 @@ pub struct UsageRequest {
     /// Only calls to this model.
     pub model: Option<String>,
     /// With `by: session`, count a sub-agent's calls in the session that started it.
-    #[serde(default)]
-    pub fold_subagents: bool,
+    #[ts(optional)]
+    pub fold_subagents: Option<bool>,
 }
 
 /// One row of a usage report, to list the sessions behind it.
@@ -43,7 +43,7 @@ fn query(request: UsageRequest) -> ApiResult<UsageQuery> {
         until: request.until,
         source: crate::error::checked_source(request.source)?,
         model: request.model,
-        fold_subagents: request.fold_subagents,
+        fold_subagents: request.fold_subagents.unwrap_or(false),
     })
 }
 

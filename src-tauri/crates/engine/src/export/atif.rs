@@ -84,9 +84,8 @@ pub fn trajectory(view: &StoredView) -> Value {
                 .filter(|(_, m)| c.summarized_seqs.contains(&m.seq))
                 .map(|(i, _)| i + 1)
                 .collect();
-            let at_step = at.and_then(|at| {
-                main.iter().filter(|m| m.role != Role::Tool).position(|m| m.seq > at).map(|i| i + 1)
-            });
+            let at_step =
+                at.and_then(|at| main.iter().filter(|m| m.role != Role::Tool).position(|m| m.seq > at).map(|i| i + 1));
             json!({"id": c.record.id, "kind": c.record.kind, "reason": c.record.reason, "status": c.record.status,
                    "summarizedSeqs": c.summarized_seqs, "checkpoint": c.record.checkpoint, "trigger": c.record.trigger,
                    "summarizedSteps": summarized, "atStep": at_step})

@@ -87,10 +87,13 @@ fn replay_steps(
     // Compactions Alisio exported with the trajectory (`extra.alisio.compactions`, by step): each
     // replayed where it happened, so an exported session imports with its checkpoints.
     let mut pending: Vec<&Value> = match subagent {
-        None => value_at(document, "/extra/alisio/compactions").and_then(Value::as_array).into_iter().flatten().collect(),
+        None => {
+            value_at(document, "/extra/alisio/compactions").and_then(Value::as_array).into_iter().flatten().collect()
+        }
         Some(_) => Vec::new(),
     };
-    pending.retain(|c| str_at(c, "/status") == Some("applied") && c.get("summarizedSteps").is_some_and(Value::is_array));
+    pending
+        .retain(|c| str_at(c, "/status") == Some("applied") && c.get("summarizedSteps").is_some_and(Value::is_array));
     let mut seqs_of: std::collections::HashMap<u64, Vec<i64>> = std::collections::HashMap::new();
     let apart = |mut record: Record| {
         if let Some(id) = subagent {
@@ -104,7 +107,8 @@ fn replay_steps(
             last_time = time.to_string();
         }
         let step_id = step.get("step_id").and_then(Value::as_u64);
-        let due: Vec<&Value> = pending.iter().copied().filter(|c| c["atStep"].as_u64().is_some_and(|a| Some(a) == step_id)).collect();
+        let due: Vec<&Value> =
+            pending.iter().copied().filter(|c| c["atStep"].as_u64().is_some_and(|a| Some(a) == step_id)).collect();
         pending.retain(|c| c["atStep"].as_u64().is_none_or(|a| Some(a) != step_id));
         for compaction in due {
             replay_compaction(sink, compaction, &seqs_of, &last_time)?;
@@ -219,8 +223,7 @@ fn replay_compaction(
     at: &str,
 ) -> Result<()> {
     let steps = compaction["summarizedSteps"].as_array().into_iter().flatten().filter_map(Value::as_u64);
-    let summarized: std::collections::HashSet<i64> =
-        steps.filter_map(|s| seqs_of.get(&s)).flatten().copied().collect();
+    let summarized: std::collections::HashSet<i64> = steps.filter_map(|s| seqs_of.get(&s)).flatten().copied().collect();
     let keep: Vec<i64> = sink.state.live.iter().map(|l| l.seq).filter(|s| !summarized.contains(s)).collect();
     let reason = str_at(compaction, "/reason").and_then(|r| r.parse().ok()).unwrap_or(CompactionReason::Unknown);
     let trigger = serde_json::from_value(compaction["trigger"].clone()).ok();
