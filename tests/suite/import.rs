@@ -98,7 +98,10 @@ async fn exit_codes_name_unknown_formats_and_unreadable_files() {
     std::fs::write(other.join("a.txt"), "hello").unwrap();
     let run = h.alisio(&["import", other.to_str().unwrap()]).await;
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("Codex CLI rollout") && run.stderr.contains("OpenCode database"), "{}", run.stderr);
+    // The message names every agent and what it writes, from the agents' table.
+    for agent in alisio_engine::import::agents::AGENTS {
+        assert!(run.stderr.contains(agent.name) && run.stderr.contains(agent.files), "{}: {}", agent.name, run.stderr);
+    }
 
     let missing = h.ws().join("missing.jsonl");
     let run = h.alisio(&["import", missing.to_str().unwrap(), "--json"]).await;

@@ -37,6 +37,9 @@ pub struct ImportOutcome {
 pub async fn paths(app: &App, request: ImportPaths) -> ApiResult<ImportOutcome> {
     let store = app.store()?;
     let roots = roots(&request.paths);
+    // An agent's default location that holds no session yet (a folder it keeps other things in)
+    // is no error: only a path someone named must hold one.
+    let named = request.paths.iter().any(|p| !p.trim().is_empty());
     let searched = roots.iter().map(|p| p.display().to_string()).collect();
     let (cancel, emit) = (app.operation(), app.events());
     let report = blocking("the import", move || {
@@ -47,7 +50,7 @@ pub async fn paths(app: &App, request: ImportPaths) -> ApiResult<ImportOutcome> 
     .await?;
     Ok(ImportOutcome {
         searched,
-        unknown: report.unknown.iter().map(|p| p.display().to_string()).collect(),
+        unknown: if named { report.unknown.iter().map(|p| p.display().to_string()).collect() } else { Vec::new() },
         report,
         formats: import::agents::formats(),
     })

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::store::SourceKind;
 
 /// One agent Alisio reads.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Clone, Copy, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Agent {
@@ -27,6 +27,104 @@ pub struct Agent {
     pub marks: &'static [&'static str],
     /// Files the agent keeps beside its sessions that are read with them (by how a name ends).
     pub companions: &'static [&'static str],
+    /// Where it keeps its sessions on this machine (Linux and macOS), by the environment.
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub locations: fn(&Env) -> Vec<std::path::PathBuf>,
+}
+
+/// The environment default locations are found in: the home folder and the variables that move
+/// an agent's folders.
+pub struct Env {
+    pub home: std::path::PathBuf,
+}
+
+impl Env {
+    pub fn current() -> Env {
+        Env { home: std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default() }
+    }
+
+    /// A variable naming a folder (unset or empty: none).
+    pub fn dir(&self, name: &str) -> Option<std::path::PathBuf> {
+        std::env::var_os(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from)
+    }
+
+    /// `$XDG_DATA_HOME`, else `~/.local/share`.
+    fn data(&self) -> std::path::PathBuf {
+        self.dir("XDG_DATA_HOME").unwrap_or_else(|| self.home.join(".local/share"))
+    }
+
+    /// The task folders of a VS Code extension in each build's global storage that exists here
+    /// (`$XDG_CONFIG_HOME`, else `~/.config`, and macOS's `~/Library/Application Support`); the
+    /// first root's `Code` always, so the list says where to look.
+    fn extension_tasks(&self, extension: &str) -> Vec<std::path::PathBuf> {
+        let roots = [
+            self.dir("XDG_CONFIG_HOME").unwrap_or_else(|| self.home.join(".config")),
+            self.home.join("Library/Application Support"),
+        ];
+        let mut out = Vec::new();
+        for (i, root) in roots.iter().enumerate() {
+            for build in ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"] {
+                let tasks = root.join(build).join("User/globalStorage").join(extension).join("tasks");
+                if tasks.is_dir() || (i == 0 && build == "Code") {
+                    out.push(tasks);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn claude_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    vec![env.dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| env.home.join(".claude")).join("projects")]
+}
+
+fn codex_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    vec![env.dir("CODEX_HOME").unwrap_or_else(|| env.home.join(".codex")).join("sessions")]
+}
+
+fn opencode_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    let root = env.data().join("opencode");
+    // The database from 1.2 on, the JSON storage before.
+    vec![root.join("opencode.db"), root.join("storage")]
+}
+
+fn gemini_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    vec![env.dir("GEMINI_CLI_HOME").unwrap_or_else(|| env.home.clone()).join(".gemini").join("tmp")]
+}
+
+fn qwen_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    let root = env.dir("QWEN_HOME").unwrap_or_else(|| env.home.join(".qwen"));
+    // JSONL chats from 0.5 on; the first versions' JSON chats under tmp/.
+    vec![root.join("projects"), root.join("tmp")]
+}
+
+fn pi_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    vec![env.dir("PI_CODING_AGENT_SESSION_DIR").unwrap_or_else(|| {
+        env.dir("PI_CODING_AGENT_DIR").unwrap_or_else(|| env.home.join(".pi").join("agent")).join("sessions")
+    })]
+}
+
+fn copilot_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    vec![env.dir("COPILOT_HOME").unwrap_or_else(|| env.home.join(".copilot")).join("session-state")]
+}
+
+fn cline_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    let data = env.dir("CLINE_DIR").unwrap_or_else(|| env.home.join(".cline")).join("data");
+    let mut out = vec![data.join("sessions"), data.join("tasks")];
+    out.extend(env.extension_tasks("saoudrizwan.claude-dev"));
+    out
+}
+
+fn roo_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    // Roo Code's CLI keeps the extension's storage in a mock of VS Code's.
+    let mut out = vec![env.home.join(".vscode-mock/global-storage/tasks")];
+    out.extend(env.extension_tasks("rooveterinaryinc.roo-cline"));
+    out
+}
+
+fn no_locations(_: &Env) -> Vec<std::path::PathBuf> {
+    Vec::new()
 }
 
 /// The agents, in the order `--help` and the window list them.
@@ -39,6 +137,7 @@ pub const AGENTS: &[Agent] = &[
         versions: "0.2.114 – 2.1.332",
         marks: &["/.claude/projects/"],
         companions: &[".meta.json", "custom-title.json"],
+        locations: claude_locations,
     },
     Agent {
         kind: SourceKind::Codex,
@@ -48,6 +147,7 @@ pub const AGENTS: &[Agent] = &[
         versions: "0.1.2504172351 – 0.171.0",
         marks: &["/.codex/sessions/", "/rollout-"],
         companions: &[],
+        locations: codex_locations,
     },
     Agent {
         kind: SourceKind::OpenCode,
@@ -57,6 +157,7 @@ pub const AGENTS: &[Agent] = &[
         versions: "1.1.65 – 1.18.33",
         marks: &["/opencode/storage/"],
         companions: &[],
+        locations: opencode_locations,
     },
     Agent {
         kind: SourceKind::GeminiCli,
@@ -66,6 +167,7 @@ pub const AGENTS: &[Agent] = &[
         versions: "0.10.0 – 0.61.0",
         marks: &["/.gemini/tmp/"],
         companions: &["logs.json"],
+        locations: gemini_locations,
     },
     Agent {
         kind: SourceKind::QwenCode,
@@ -75,6 +177,7 @@ pub const AGENTS: &[Agent] = &[
         versions: "0.1.4 – 0.24.4",
         marks: &["/.qwen/projects/", "/.qwen/tmp/"],
         companions: &["logs.json"],
+        locations: qwen_locations,
     },
     Agent {
         kind: SourceKind::Pi,
@@ -84,6 +187,7 @@ pub const AGENTS: &[Agent] = &[
         versions: "0.30.2 – 0.73.1",
         marks: &["/.pi/agent/sessions/"],
         companions: &[],
+        locations: pi_locations,
     },
     Agent {
         kind: SourceKind::CopilotCli,
@@ -92,14 +196,15 @@ pub const AGENTS: &[Agent] = &[
         files: "~/.copilot/session-state/<uuid>/events.jsonl",
         versions: "1.0.12 – 1.0.102",
         marks: &["/.copilot/session-state/"],
-        companions: &[],
+        companions: &["/index.json", "workspace.json"],
+        locations: copilot_locations,
     },
     Agent {
         kind: SourceKind::Cline,
         name: "Cline",
         badge: "CL",
         files: "~/.cline/data/sessions/<id>/<id>.messages.json, tasks/<id>/api_conversation_history.json",
-        versions: "CLI 2.18.0 – 3.0.65 (extension core 3.82.0)",
+        versions: "CLI 1.0.10 – 3.0.65 (extension core 3.52.0 – 3.82.0)",
         marks: &["/.cline/data/", "/saoudrizwan.claude-dev/"],
         companions: &[
             "ui_messages.json",
@@ -108,13 +213,14 @@ pub const AGENTS: &[Agent] = &[
             "task_metadata.json",
             ".compaction.json",
         ],
+        locations: cline_locations,
     },
     Agent {
         kind: SourceKind::RooCode,
         name: "Roo Code",
         badge: "RO",
         files: "the extension's tasks/<id>/api_conversation_history.json",
-        versions: "3.52.1",
+        versions: "CLI 0.1.17 (extension 3.52.1)",
         marks: &["/rooveterinaryinc.roo-cline/", "/.vscode-mock/global-storage/"],
         companions: &[
             "ui_messages.json",
@@ -123,15 +229,17 @@ pub const AGENTS: &[Agent] = &[
             "task_metadata.json",
             "context_history.json",
         ],
+        locations: roo_locations,
     },
     Agent {
         kind: SourceKind::Atif,
         name: "ATIF",
         badge: "AT",
         files: "an ATIF trajectory (trajectory.json, v1.0 – v1.7)",
-        versions: "ATIF-v1.0 – v1.7",
+        versions: "ATIF-v1.5 (Harbor's golden trajectories) – v1.7 (Alisio's own)",
         marks: &[],
         companions: &[],
+        locations: no_locations,
     },
 ];
 
@@ -155,8 +263,16 @@ pub fn unread_reason(path: &std::path::Path) -> Option<String> {
         }
     }
     let size = path.metadata().map(|m| m.len()).unwrap_or(0);
+    let first = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| t.lines().next().and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok()));
+    let gemini_stub = agent.kind == SourceKind::GeminiCli && first.as_ref().is_some_and(super::gemini::is_metadata);
     Some(if size == 0 {
         format!("in {}'s folders, but empty", agent.name)
+    } else if gemini_stub {
+        "a Gemini CLI chat's headers with no message: the stub it writes when a resumed session starts in a new \
+         minute (the session is read from its other file)"
+            .to_string()
     } else {
         format!(
             "in {}'s folders, but no session record Alisio reads in its first lines (a file the agent keeps \

@@ -253,8 +253,9 @@ impl Codex {
             }
             "function_call" | "custom_tool_call" => {
                 self.begin_response(sink);
-                let Some(call_id) = str_at(item, "/call_id") else {
-                    return Ok(Skip::Yes(format!("a {item_type} without call_id")));
+                // A call without `call_id` (other tools' copies) is named by its item id.
+                let Some(call_id) = str_at(item, "/call_id").or(id) else {
+                    return Ok(Skip::Yes(format!("a {item_type} without call_id or id")));
                 };
                 let arguments = match item.get("arguments").or_else(|| item.get("input")) {
                     Some(Value::String(s)) => s.clone(),

@@ -1,4 +1,4 @@
-//! Gemini CLI sessions (docs/formats/gemini.md). From 0.39 a change log
+//! Gemini CLI sessions (docs/formats/gemini-cli.md). From 0.39 a change log
 //! (`~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl`): metadata lines, message lines
 //! upserted by `id` (a message already read is not read again), `$set` lines whose `messages`
 //! replace the history (a compression: the new history holds the `<state_snapshot>`, wherever the

@@ -155,67 +155,14 @@ pub struct SourceLocation {
     pub exists: bool,
 }
 
-/// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), `~/.claude/projects`,
-/// `$XDG_DATA_HOME/opencode/opencode.db` (else `~/.local/share/opencode/opencode.db`),
-/// `$QWEN_HOME/projects` (else `~/.qwen/projects`), `$PI_CODING_AGENT_SESSION_DIR` (else
-/// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`), `$COPILOT_HOME/session-state` (else
-/// `~/.copilot/session-state`), `$GEMINI_CLI_HOME/.gemini/tmp` (else `~/.gemini/tmp`),
-/// `$CLINE_DIR/data/sessions` (else `~/.cline/data/sessions`).
+/// Every agent's default locations (from the agents' table), and whether each exists here.
 pub fn default_locations() -> Vec<SourceLocation> {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
-    let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let codex = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex")).join("sessions");
-    let claude = home.join(".claude").join("projects");
-    let opencode =
-        env_dir("XDG_DATA_HOME").unwrap_or_else(|| home.join(".local/share")).join("opencode").join("opencode.db");
-    let qwen = env_dir("QWEN_HOME").unwrap_or_else(|| home.join(".qwen")).join("projects");
-    let pi = env_dir("PI_CODING_AGENT_SESSION_DIR").unwrap_or_else(|| {
-        env_dir("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent")).join("sessions")
-    });
-    let cline_data = env_dir("CLINE_DIR").unwrap_or_else(|| home.join(".cline")).join("data");
-    [
-        (SourceKind::Codex, codex),
-        (SourceKind::ClaudeCode, claude),
-        (SourceKind::OpenCode, opencode),
-        (SourceKind::QwenCode, qwen),
-        (SourceKind::Pi, pi),
-        (
-            SourceKind::CopilotCli,
-            env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")).join("session-state"),
-        ),
-        (SourceKind::GeminiCli, env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.clone()).join(".gemini").join("tmp")),
-        (SourceKind::Cline, cline_data.join("sessions")),
-        (SourceKind::Cline, cline_data.join("tasks")),
-    ]
-    .into_iter()
-    .chain(extension_tasks(&home))
-    .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
-    .collect()
-}
-
-/// The task folders of the Cline and Roo Code extensions in each VS Code build's global storage
-/// (`$XDG_CONFIG_HOME`, else `~/.config`, and macOS's `~/Library/Application Support`) that
-/// exists here, and Roo Code's CLI (`~/.vscode-mock/global-storage/tasks`).
-fn extension_tasks(home: &Path) -> Vec<(SourceKind, PathBuf)> {
-    let config = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
-    let roots = [config.unwrap_or_else(|| home.join(".config")), home.join("Library/Application Support")];
-    let builds = ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
-    let mut out = vec![(SourceKind::RooCode, home.join(".vscode-mock/global-storage/tasks"))];
-    for root in &roots {
-        for build in builds {
-            let storage = root.join(build).join("User/globalStorage");
-            for (kind, extension) in
-                [(SourceKind::Cline, "saoudrizwan.claude-dev"), (SourceKind::RooCode, "rooveterinaryinc.roo-cline")]
-            {
-                let tasks = storage.join(extension).join("tasks");
-                // Only the builds installed here: the list stays short.
-                if tasks.is_dir() || (root == &roots[0] && build == "Code") {
-                    out.push((kind, tasks));
-                }
-            }
-        }
-    }
-    out
+    let env = agents::Env::current();
+    agents::AGENTS
+        .iter()
+        .flat_map(|agent| (agent.locations)(&env).into_iter().map(move |path| (agent.kind, path)))
+        .map(|(source, path)| SourceLocation { source, exists: path.exists(), path: path.display().to_string() })
+        .collect()
 }
 
 /// A default location with what it holds: the sessions found there and how many of that agent's

@@ -250,8 +250,9 @@ fn gemini_usage(
         model,
         prompt_tokens: n("promptTokenCount"),
         cached_tokens: n("cachedContentTokenCount"),
-        // Thinking is billed as output: the completion counts it (as Gemini CLI's importer does).
-        completion_tokens: n("candidatesTokenCount").map(|c| c + n("thoughtsTokenCount").unwrap_or(0)),
+        // Qwen Code fills `candidatesTokenCount` from the provider's completion tokens, reasoning
+        // included (`thoughtsTokenCount` is that part again, recorded: 9 = 1 + 8 in the corpus).
+        completion_tokens: n("candidatesTokenCount"),
         response_seq,
         response,
         started_at: at.to_string(),

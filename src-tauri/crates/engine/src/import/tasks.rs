@@ -1,8 +1,8 @@
 //! The task folders of the VS Code extensions Cline and Roo Code (and of the CLIs built on them:
 //! Cline CLI 1.x/2.x, Roo's CLI): `tasks/<id>/api_conversation_history.json`, the conversation in
 //! the provider's Anthropic shape as the model got it, beside `ui_messages.json` (what the chat
-//! showed, each request's tokens and cost) and the agent's own files (docs/formats/cline-tasks.md,
-//! docs/formats/roo-code.md). Each file is rewritten whole; the history is never shortened:
+//! showed, each request's tokens and cost) and the agent's own files (docs/formats/cline.md,
+//! docs/formats/roo.md). Each file is rewritten whole; the history is never shortened:
 //! - Cline hides a range of it (`conversationHistoryDeletedRange`, kept on the ui messages and in
 //!   `state/taskHistory.json`) and rewrites the first two messages when it sends them
 //!   (`context_history.json`); each new range is a compaction here, the rewritten first two
