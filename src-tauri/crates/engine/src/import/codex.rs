@@ -251,7 +251,11 @@ impl Codex {
                 }
                 seq
             }
-            "function_call" | "custom_tool_call" => {
+            // Any call item (`function_call`, `custom_tool_call`, `tool_search_call`, …) and any
+            // output answering one by its `call_id`.
+            kind if kind.ends_with("_call")
+                && (item.get("call_id").is_some() || matches!(kind, "function_call" | "custom_tool_call")) =>
+            {
                 self.begin_response(sink);
                 // A call without `call_id` (other tools' copies) is named by its item id.
                 let Some(call_id) = str_at(item, "/call_id").or(id) else {
@@ -273,7 +277,7 @@ impl Codex {
                 }
                 sink.push(record)?
             }
-            "function_call_output" | "custom_tool_call_output" => {
+            kind if kind.ends_with("_call_output") || (kind.ends_with("_output") && item.get("call_id").is_some()) => {
                 let Some(call_id) = str_at(item, "/call_id") else {
                     return Ok(Skip::Yes(format!("a {item_type} without call_id")));
                 };

@@ -261,6 +261,7 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
     let mut gemini_metadata = false;
     let mut codex_head = false;
     let mut claude_maybe = false;
+    let mut qwen_maybe = false;
     for index in 0..50 {
         line.clear();
         if reader.by_ref().take(1 << 20).read_until(b'\n', &mut line)? == 0 {
@@ -295,8 +296,13 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
         }
         // Qwen Code's records look like Claude Code's (uuid chains, sessionId, cwd) but carry
         // Gemini `parts` and a `provenance`: told apart by their records, not the file's shape.
+        // A Qwen Code chat holds messages; a file of its bookkeeping records alone holds none.
         if qwen::is_record(&record) {
-            return Ok(Some(SourceKind::QwenCode));
+            if matches!(kind, "user" | "assistant" | "tool_result") {
+                return Ok(Some(SourceKind::QwenCode));
+            }
+            qwen_maybe = true;
+            continue;
         }
         // Claude Code's own transcript records settle it; its bookkeeping records (which other
         // agents' files resemble, a Qwen Code chat opening with a `system` record) only if
@@ -308,7 +314,8 @@ pub fn detect(path: &Path) -> std::io::Result<Option<SourceKind>> {
             claude_maybe = true;
         }
     }
-    Ok(claude_maybe.then_some(SourceKind::ClaudeCode))
+    // Qwen Code's bookkeeping alone is no session (its records are told apart from Claude Code's).
+    Ok((claude_maybe && !qwen_maybe).then_some(SourceKind::ClaudeCode))
 }
 
 /// A file in an agent's folders that was not read as a session, and why (`unread[]`).

@@ -211,7 +211,7 @@ impl Pi {
         });
         from_header.or_else(|| {
             let stem = path.file_stem()?.to_str()?;
-            stem.rsplit_once('_').map(|(_, id)| id.to_string())
+            Some(stem.rsplit_once('_').map_or(stem, |(_, id)| id).to_string())
         })
     }
 }

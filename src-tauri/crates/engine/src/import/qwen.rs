@@ -28,6 +28,11 @@ pub struct Qwen {
     /// The summarizer's call (its `ui_telemetry` `api_response`), waiting for its
     /// `chat_compression` record.
     summary: Option<Value>,
+    /// The latest `api_response` event not followed by an answer record: right before a
+    /// `chat_compression`, the automatic summarizer's call (0.5 writes it with the turn's prompt
+    /// id and no text).
+    #[serde(default)]
+    unanswered: Option<Value>,
 }
 
 impl Qwen {
@@ -35,7 +40,10 @@ impl Qwen {
         let at = str_at(record, "/timestamp").unwrap_or_default().to_string();
         let skip = match record.get("type").and_then(Value::as_str).unwrap_or_default() {
             "user" => self.user(sink, record, &at)?,
-            "assistant" => self.assistant(sink, record, &at)?,
+            "assistant" => {
+                self.unanswered = None;
+                self.assistant(sink, record, &at)?
+            }
             "tool_result" => self.tool_result(sink, record, &at)?,
             "system" => match str_at(record, "/subtype") {
                 Some("chat_compression") => self.compression(sink, record, &at)?,
@@ -45,8 +53,12 @@ impl Qwen {
                     // holding the state snapshot (automatic, under the turn's prompt id).
                     let compress = str_at(event, "/prompt_id").is_some_and(|p| p.starts_with("compress"))
                         || str_at(event, "/response_text").is_some_and(|t| t.contains("<state_snapshot>"));
-                    if str_at(event, "/event.name") == Some("qwen-code.api_response") && compress {
-                        self.summary = Some(event.clone());
+                    if str_at(event, "/event.name") == Some("qwen-code.api_response") {
+                        if compress {
+                            self.summary = Some(event.clone());
+                        } else {
+                            self.unanswered = Some(event.clone());
+                        }
                     }
                     Skip::No
                 }
@@ -75,11 +87,16 @@ impl Qwen {
 
     fn user(&mut self, sink: &mut Sink<'_, '_>, record: &Value, at: &str) -> Result<Skip> {
         let (text, _, _) = parts(value_at(record, "/message/parts"));
-        if !self.titled && !text.trim().is_empty() {
+        // A user record Qwen Code writes itself (a notification or a scheduled prompt, or one of
+        // `provenance: system`); a message typed mid-turn is the user's.
+        let own = matches!(str_at(record, "/subtype"), Some("notification" | "cron"))
+            || str_at(record, "/provenance").is_some_and(|p| p != "real_user");
+        if !own && !self.titled && !text.trim().is_empty() {
             sink.offer_title(&title_of(&text), TitleFrom::Prompt)?;
             self.titled = true;
         }
-        sink.push(Record::new(Role::User, text, at).id(str_at(record, "/uuid")))?;
+        let meta = if own { json!(true) } else { Value::Null };
+        sink.push(Record::new(Role::User, text, at).id(str_at(record, "/uuid")).meta("isMeta", meta))?;
         Ok(Skip::No)
     }
 
@@ -139,7 +156,7 @@ impl Qwen {
         };
         let trigger = Trigger::measured(kind, tokens);
         // The summarizer's call, when its telemetry came first.
-        let call = match self.summary.take() {
+        let call = match self.summary.take().or_else(|| self.unanswered.take()) {
             Some(event) => {
                 let usage = json!({
                     "promptTokenCount": event.get("input_token_count"),
@@ -234,6 +251,19 @@ pub(super) fn response_text(response: &Value) -> String {
     }
 }
 
+/// The output a response was billed for. Qwen Code fills `candidatesTokenCount` from an
+/// OpenAI-compatible provider's completion tokens, reasoning included (`thoughtsTokenCount` is
+/// that part again: the total is prompt + candidates); where the total counts the thoughts apart
+/// (prompt + candidates + thoughts, as Gemini's API reports them) they are added.
+fn completion(usage: &Value) -> Option<u64> {
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let candidates = n("candidatesTokenCount")?;
+    let thoughts = n("thoughtsTokenCount").unwrap_or(0);
+    let apart =
+        thoughts > 0 && n("totalTokenCount") == Some(n("promptTokenCount").unwrap_or(0) + candidates + thoughts);
+    Some(candidates + if apart { thoughts } else { 0 })
+}
+
 /// Gemini usage names (`promptTokenCount` includes the cached tokens) as a ledger row.
 fn gemini_usage(
     usage: &Value,
@@ -250,9 +280,7 @@ fn gemini_usage(
         model,
         prompt_tokens: n("promptTokenCount"),
         cached_tokens: n("cachedContentTokenCount"),
-        // Qwen Code fills `candidatesTokenCount` from the provider's completion tokens, reasoning
-        // included (`thoughtsTokenCount` is that part again, recorded: 9 = 1 + 8 in the corpus).
-        completion_tokens: n("candidatesTokenCount"),
+        completion_tokens: completion(usage),
         response_seq,
         response,
         started_at: at.to_string(),
