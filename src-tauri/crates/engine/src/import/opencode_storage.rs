@@ -47,6 +47,9 @@ fn documents(dir: &Path) -> Vec<(PathBuf, std::result::Result<Value, String>)> {
     out
 }
 
+/// A part's id and its document (or why it could not be read).
+type Part = (String, std::result::Result<Value, String>);
+
 /// The storage, read whole: sessions, and each session's messages with their parts in order.
 pub struct Storage {
     sessions: Vec<SourceSession>,
@@ -63,7 +66,7 @@ impl Storage {
             return Err(Error::Unreadable(format!("{} is not OpenCode's storage folder", dir.display())));
         }
         // Parts by the message they belong to (their `messageID`, else their folder's name).
-        let mut parts: BTreeMap<String, Vec<(String, std::result::Result<Value, String>)>> = BTreeMap::new();
+        let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
         for (path, part) in documents(&dir.join("part")) {
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
             let folder = path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or_default();
