@@ -173,6 +173,11 @@ pub enum Command {
         #[command(subcommand)]
         command: McpCommand,
     },
+    /// Model prices: the entry that prices an id and why, and loading a newer LiteLLM snapshot
+    Prices {
+        #[command(subcommand)]
+        command: PricesCommand,
+    },
 }
 
 /// `compact`: a mode as a sub-subcommand, or the session and a mode flag.
@@ -278,4 +283,4 @@ fn strategy(text: &str) -> Result<Strategy, String> {
     text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask or hybrid"))
 }
 
-pub use super::subcommands::{CallsCommand, ExportFormat, McpCommand, SessionsCommand, View};
+pub use super::subcommands::{CallsCommand, ExportFormat, McpCommand, PricesCommand, SessionsCommand, View};

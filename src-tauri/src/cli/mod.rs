@@ -14,7 +14,7 @@ use std::sync::Arc;
 use alisio_api::{Access, ApiError, ApiResult, App, AppOptions, Approvals};
 use alisio_engine::home::alisio_home;
 
-use args::{CallsCommand, CompactMode, McpCommand, SessionsCommand};
+use args::{CallsCommand, CompactMode, McpCommand, PricesCommand, SessionsCommand};
 pub use args::{Cli, Command, GlobalArgs};
 use output::Output;
 
@@ -60,6 +60,12 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Compact(args) => commands::compact::mode(app, out, args.mode()).await,
         Command::Models => commands::servers::models(app, out).await,
         Command::Mcp { command: McpCommand::List } => commands::servers::mcp(app, out).await,
+        Command::Prices { command: PricesCommand::Show { model, at } } => {
+            out.show(&alisio_api::prices::show(app, alisio_api::prices::PriceShowRequest { model, at }).await?)
+        }
+        Command::Prices { command: PricesCommand::Update { file, since } } => {
+            out.show(&alisio_api::prices::update(app, alisio_api::prices::PriceUpdateRequest { file, since }).await?)
+        }
         Command::Sessions { command } => commands::sessions::command(app, out, command).await,
         Command::Calls { command } => commands::calls::command(app, out, command).await,
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
@@ -105,6 +111,7 @@ fn access(command: &Command) -> Access {
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
         Command::Models | Command::Mcp { .. } | Command::Usage { .. } | Command::Search { .. } => true,
+        Command::Prices { .. } => true,
         Command::Pin { list, .. } => *list,
         Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } => false,
     };

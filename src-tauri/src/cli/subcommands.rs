@@ -13,6 +13,29 @@ pub enum McpCommand {
 }
 
 #[derive(Subcommand)]
+pub enum PricesCommand {
+    /// Which price entry prices a model id on a date, and why (or why none does): the table of
+    /// LiteLLM's data, the overlay, loaded snapshots or config `prices`
+    Show {
+        /// A model id as an agent or a gateway writes it (`us.anthropic.claude-…-v1:0`,
+        /// `anthropic/claude-sonnet-4.5`, `claude-sonnet-4@20250514`, `gpt-5.4`, …)
+        model: String,
+        /// The day priced (YYYY-MM-DD; default: today)
+        #[arg(long, value_name = "DATE")]
+        at: Option<String>,
+    },
+    /// Load a newer LiteLLM price snapshot (model_prices_and_context_window.json, fetched by
+    /// you): new models are priced from always, changed prices from --since; nothing is fetched
+    Update {
+        /// The snapshot file
+        file: String,
+        /// The day its changed prices take effect (YYYY-MM-DD; default: today)
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
 pub enum CallsCommand {
     /// Every model call of a session, numbered 1..n in the order sent
     List { session: String },

@@ -109,9 +109,10 @@ impl App {
         Ok(())
     }
 
-    /// Prices (the shipped table under config `prices`) and the cache lifetime in force.
+    /// Prices (the shipped table, the snapshots loaded with `prices update`, config `prices`) and
+    /// the cache lifetime in force.
     pub fn forensics(&self) -> ApiResult<alisio_engine::calls::Forensics> {
-        Ok(alisio_engine::calls::Forensics::new(&self.config())?)
+        Ok(alisio_engine::calls::Forensics::load(&self.config(), self.home())?)
     }
 
     pub fn store(&self) -> ApiResult<Arc<Store>> {

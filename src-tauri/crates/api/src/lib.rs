@@ -18,6 +18,7 @@ pub mod import;
 pub mod mcp;
 pub mod models;
 pub mod pins;
+pub mod prices;
 pub mod proxy;
 mod registry;
 pub mod search;

@@ -94,6 +94,8 @@ commands! {
     search_messages => search::messages(crate::search::SearchRequest) -> alisio_engine::store::search::SearchResult;
     usage_report => usage::report(crate::usage::UsageRequest) -> alisio_engine::cost::usage::UsageReport;
     usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;
+    prices_show => prices::show(crate::prices::PriceShowRequest) -> alisio_engine::cost::book::PriceShown;
+    prices_update => prices::update(crate::prices::PriceUpdateRequest) -> alisio_engine::cost::litellm::Counts;
     calls_past_request => calls::past_request(crate::calls::LedgerRowRequest) -> crate::calls::PastRequest;
     import_paths => import::paths(crate::import::ImportPaths) -> crate::import::ImportOutcome;
     import_sources => import::sources(crate::sessions::Nothing) -> Vec<alisio_engine::import::SourceSummary>;

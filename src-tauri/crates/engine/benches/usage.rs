@@ -2,11 +2,14 @@
 //! (four priced models and one unpriced, 90 days, long prompts past a long-context band). Prints
 //! min / median / max per grouping over repeated runs; target: ≤ 200 ms.
 //! Run with `cargo bench -p alisio-engine --bench usage` (`ALISIO_BENCH_SMOKE=1`: 50 sessions).
+//! The first model's price is given in config with three prompt-length bands (100k, 200k and
+//! 272k tokens), as GPT-5.4 and Gemini price long prompts.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use alisio_engine::cost::usage::{report, UsageBy, UsageQuery};
+use alisio_engine::config::{LongContextConfig, PriceConfig};
 use alisio_engine::cost::PriceBook;
 use alisio_engine::store::imported::{insert_call, RequestShape, Usage};
 use alisio_engine::store::{Purpose, Store, WireApi};
@@ -45,7 +48,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let calls = sessions * per_session;
     println!("populated {sessions} sessions, {calls} calls in {:.1} s", started.elapsed().as_secs_f64());
 
-    let book = PriceBook::new(&BTreeMap::new())?;
+    let band = |above: u64, input: f64| LongContextConfig { above, input, output: input * 5.0, ..Default::default() };
+    let mut prices = BTreeMap::new();
+    for (model, above, input) in [(MODELS[0], 100_000, 4.0), (MODELS[1], 200_000, 2.5), (MODELS[2], 272_000, 2.5)] {
+        let config = PriceConfig { input: 1.25, output: 10.0, long_context: Some(band(above, input)), ..Default::default() };
+        prices.insert(model.to_string(), config);
+    }
+    let book = PriceBook::new(&prices)?;
     let t = Instant::now();
     let mut n = 0u64;
     store.each_call_usage(&Default::default(), false, |c| n += c.prompt_tokens)?;

@@ -3,6 +3,8 @@
 use alisio_engine::calls::{
     CacheBreak, CallComposition, CallDetail, CallDiff, CallSummary, CompactionCost, ReplayReport,
 };
+use alisio_engine::cost::book::{PriceShown, ShownRates};
+use alisio_engine::cost::litellm::Counts;
 use alisio_engine::cost::usage::UsageReport;
 use alisio_engine::cost::Money;
 
@@ -184,6 +186,46 @@ impl Human for UsageReport {
                 row.cache_hit_rate.map_or("–".to_string(), |r| format!("{:.1}", r * 100.0)),
             );
         }
+        if !self.unpriced_models.is_empty() {
+            let models: Vec<String> = self.unpriced_models.iter().map(|m| format!("{} ({} calls)", m.model, m.calls)).collect();
+            println!("\nunpriced: {}", models.join(", "));
+            if let Some(hint) = &self.price_hint {
+                println!("to price them: {hint}");
+            }
+        }
+    }
+}
+
+impl Human for PriceShown {
+    fn print(&self) {
+        println!("{}", self.why);
+        let rates = |r: &ShownRates| {
+            format!(
+                "input ${} · cached ${} · cache write ${} (1 h ${}) · output ${}",
+                r.input, r.cached_input, r.cache_write, r.cache_write_1h, r.output
+            )
+        };
+        if let Some(entry) = &self.entry {
+            println!("  {}  per million tokens  [{}]", rates(&entry.rates), entry.source);
+            for band in &entry.bands {
+                println!("  above {} prompt tokens: {}", band.above.unwrap_or(0), rates(band));
+            }
+            for tier in &entry.tiers {
+                println!("  {} tier: {}", tier.tier.as_str(), rates(&tier.rates));
+            }
+        }
+        if self.history.len() > 1 {
+            println!("history of {}:", self.normalized);
+            for e in &self.history {
+                println!("  {:<10}  {}  [{}]", e.since.as_deref().unwrap_or("always"), rates(&e.rates), e.source);
+            }
+        }
+    }
+}
+
+impl Human for Counts {
+    fn print(&self) {
+        println!("{} models added, {} changed (a dated entry each), {} unchanged", self.added, self.changed, self.unchanged);
     }
 }
 

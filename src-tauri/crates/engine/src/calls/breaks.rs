@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::{render, rendered_chars, shared_prefix, Divergence, Rendered};
-use crate::cost::{Money, PriceBook, Tokens};
+use crate::cost::{Money, PriceBook, Tier, Tokens};
 use crate::error::Result;
 use crate::store::compactions::CompactionRecord;
 use crate::store::{ModelCallRecord, Purpose, Session, Store};
@@ -141,7 +141,8 @@ impl Judge<'_> {
             }
         };
         let lost_tokens = lost;
-        let rates = self.book.rates(&new_call.model, &new_call.started_at, new_call.prompt_tokens.unwrap_or(0));
+        let tier = new_call.service_tier.as_deref().and_then(Tier::parse);
+        let rates = self.book.rates(&new_call.model, &new_call.started_at, new_call.prompt_tokens.unwrap_or(0), tier);
         let miss_cost = rates.map(|r| {
             let as_input = r.price(&Tokens { prompt: lost_tokens, ..Tokens::default() }).cost;
             let as_cached = r.price(&Tokens { prompt: lost_tokens, cached: lost_tokens, ..Tokens::default() }).cost;
@@ -241,9 +242,10 @@ pub fn compaction_costs(store: &Store, record: &Session, forensics: &super::Fore
         };
         let call = &calls[i];
         let tokens = super::Forensics::tokens(call);
-        let rebuilt = Tokens { cached: 0, cache_write: 0, ..tokens };
-        let sent = forensics.book.price(&call.model, &call.started_at, &tokens).map(|p| p.cost);
-        let as_rebuilt = forensics.book.price(&call.model, &call.started_at, &rebuilt).map(|p| p.cost);
+        let rebuilt = Tokens { cached: 0, cache_write: 0, cache_write_1h: 0, ..tokens };
+        let tier = call.service_tier.as_deref().and_then(Tier::parse);
+        let sent = forensics.book.price(&call.model, &call.started_at, &tokens, tier).map(|p| p.cost);
+        let as_rebuilt = forensics.book.price(&call.model, &call.started_at, &rebuilt, tier).map(|p| p.cost);
         out.push(CompactionCost {
             compaction: compaction.id,
             n: Some(i + 1),

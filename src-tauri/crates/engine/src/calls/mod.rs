@@ -21,7 +21,7 @@ pub use composition::{Composition, Share, ToolShare};
 pub use rebuild::{messages as request_messages, Rebuilder, Rebuilt};
 
 use crate::config::ConfigFile;
-use crate::cost::{Money, PriceBook, Tokens};
+use crate::cost::{Money, PriceBook, Tier, Tokens};
 use crate::error::{Error, Result};
 use crate::store::{ModelCallRecord, Purpose, RequestSource, Session, Store};
 use crate::transcript::estimate_tokens;
@@ -73,8 +73,14 @@ pub struct Forensics {
 }
 
 impl Forensics {
+    /// The shipped prices under config `prices` (no loaded updates: see [`Forensics::load`]).
     pub fn new(config: &ConfigFile) -> Result<Forensics> {
         Ok(Forensics { book: PriceBook::new(&config.prices)?, ttl_seconds: config.cache_ttl_seconds })
+    }
+
+    /// Every price layer, the snapshots loaded into `home` with `alisio prices update` included.
+    pub fn load(config: &ConfigFile, home: &std::path::Path) -> Result<Forensics> {
+        Ok(Forensics { book: PriceBook::load(&config.prices, Some(home))?, ttl_seconds: config.cache_ttl_seconds })
     }
 
     /// A ledger row's tokens, as priced.
@@ -83,8 +89,15 @@ impl Forensics {
             prompt: call.prompt_tokens.unwrap_or(0),
             cached: call.cached_tokens.unwrap_or(0),
             cache_write: call.cache_write_tokens.unwrap_or(0),
+            cache_write_1h: call.cache_write_1h_tokens.unwrap_or(0),
             completion: call.completion_tokens.unwrap_or(0),
         }
+    }
+
+    /// A ledger row's price: its tokens at its tier's rates, or `None` when its model has none.
+    pub fn price(&self, call: &ModelCallRecord) -> Option<crate::cost::Priced> {
+        let tier = call.service_tier.as_deref().and_then(Tier::parse);
+        self.book.price(&call.model, &call.started_at, &Forensics::tokens(call), tier)
     }
 }
 
@@ -284,7 +297,7 @@ pub fn list(store: &Store, record: &Session, forensics: &Forensics) -> Result<Ve
         .into_iter()
         .enumerate()
         .map(|(i, c)| {
-            let priced = forensics.book.price(&c.model, &c.started_at, &Forensics::tokens(&c));
+            let priced = forensics.price(&c);
             let exact = c.exact();
             CallSummary {
                 n: i + 1,

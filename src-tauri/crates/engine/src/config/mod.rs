@@ -61,10 +61,14 @@ pub struct PriceConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cached_input: Option<f64>,
-    /// Input written to the prompt cache (default: the input price).
+    /// Input written to the 5-minute prompt cache (default: the input price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cache_write: Option<f64>,
+    /// Input written to the 1-hour prompt cache (default: the 5-minute write price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cache_write_1h: Option<f64>,
     #[schemars(range(min = 0))]
     pub output: f64,
     /// `YYYY-MM-DD`: the price applies to calls from that day on (default: always).
@@ -73,6 +77,10 @@ pub struct PriceConfig {
     /// Calls whose prompt is above `above` tokens are priced whole at these rates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub long_context: Option<LongContextConfig>,
+    /// Any number of prompt-length bands: a call is priced whole at the rates of the highest band
+    /// its prompt is above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bands: Vec<LongContextConfig>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -88,6 +96,9 @@ pub struct LongContextConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cache_write: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cache_write_1h: Option<f64>,
     #[schemars(range(min = 0))]
     pub output: f64,
 }

@@ -1,24 +1,20 @@
-//! What a model call cost. Prices come from the dated table shipped with Alisio
-//! (`cost/prices.json`: USD per million tokens, each entry with the date it took effect and its
-//! provider's page) or from config `prices`, which replaces the table for the models it names. A
-//! call is priced by the entry in force on its date; a model without one is unpriced — never
-//! guessed.
+//! What a model call cost. Prices come from a table generated from pinned snapshots of LiteLLM's
+//! price data (`cost/prices/litellm.json`, each snapshot's changes a dated entry), a small
+//! hand-kept overlay for the history and the errors that data has (`cost/prices/overlay.json`,
+//! each with its source), snapshots loaded later with `alisio prices update` (`$ALISIO_HOME/prices/`)
+//! and config `prices`, which replaces all of them for the models it names. A call is priced by
+//! the entry in force on its date; a model without one is unpriced — never guessed. See
+//! `book` for how an id finds its entry.
 //!
 //! Money is integer picodollars (10⁻¹² USD): a price of USD p per million tokens is p·10⁶
 //! picodollars per token, exact for any price written with up to six decimals, so a cost is tokens
 //! × an integer and sums are exact. It is shown in USD rounded to the micro-dollar.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 
-use crate::config::PriceConfig;
 use crate::error::{Error, Result};
-
-/// The shipped price table.
-const TABLE: &str = include_str!("prices.json");
 
 /// Picodollars (10⁻¹² USD): the unit every cost is computed and summed in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -126,40 +122,6 @@ pub fn parse_picodollars(text: &str) -> Option<i64> {
     Some(if negative { -value } else { value })
 }
 
-/// Prices of one model (picodollars per token).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Rates {
-    pub input: u128,
-    pub cached_input: u128,
-    pub cache_write: u128,
-    pub output: u128,
-}
-
-/// One entry of the table or of config `prices`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PriceEntry {
-    /// A model name, or a pattern with `*` (any characters).
-    pub pattern: String,
-    /// `YYYY-MM-DD`; from then on (until a later entry for the same pattern).
-    pub since: String,
-    pub rates: Rates,
-    /// Above this many prompt tokens, the whole call at the second rates.
-    pub long_context: Option<(u64, Rates)>,
-    /// `table` or `config`.
-    pub origin: &'static str,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct TableFile {
-    providers: Vec<TableProvider>,
-}
-
-#[derive(Deserialize)]
-struct TableProvider {
-    models: Vec<Value>,
-}
-
 /// The tokens of one call, as its server (or its agent) reported them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tokens {
@@ -167,6 +129,8 @@ pub struct Tokens {
     pub prompt: u64,
     pub cached: u64,
     pub cache_write: u64,
+    /// The part of `cache_write` written to a 1-hour cache (priced apart).
+    pub cache_write_1h: u64,
     pub completion: u64,
 }
 
@@ -184,142 +148,13 @@ pub struct Priced {
     pub savings: Money,
 }
 
-impl Rates {
-    pub fn price(&self, t: &Tokens) -> Priced {
-        let cost = t.uncached() as u128 * self.input
-            + t.cached as u128 * self.cached_input
-            + t.cache_write as u128 * self.cache_write
-            + t.completion as u128 * self.output;
-        let savings = t.cached as u128 * self.input.saturating_sub(self.cached_input);
-        Priced { cost: Money(cost), savings: Money(savings) }
-    }
-}
-
-/// Every price Alisio knows: config `prices` first (for the models it names), then the table.
-#[derive(Debug, Clone)]
-pub struct PriceBook {
-    config: Vec<PriceEntry>,
-    table: Vec<PriceEntry>,
-}
-
-fn rates(value: &Value, what: &str) -> Result<Rates> {
-    let number = |key: &str| value.get(key).and_then(Value::as_f64);
-    let input = per_token(number("input").ok_or_else(|| Error::Config(format!("{what}: `input` is required")))?, what)?;
-    let output =
-        per_token(number("output").ok_or_else(|| Error::Config(format!("{what}: `output` is required")))?, what)?;
-    Ok(Rates {
-        input,
-        cached_input: number("cachedInput").map(|p| per_token(p, what)).transpose()?.unwrap_or(input),
-        cache_write: number("cacheWrite").map(|p| per_token(p, what)).transpose()?.unwrap_or(input),
-        output,
-    })
-}
-
-fn entry(value: &Value, pattern: Option<&str>, origin: &'static str) -> Result<PriceEntry> {
-    let pattern = pattern.or_else(|| value.get("model").and_then(Value::as_str)).unwrap_or_default().to_string();
-    let what = format!("prices.{pattern}");
-    let since = value.get("since").and_then(Value::as_str).unwrap_or("0000-01-01").to_string();
-    if chrono::NaiveDate::parse_from_str(&since, "%Y-%m-%d").is_err() && since != "0000-01-01" {
-        return Err(Error::Config(format!("{what}.since: {since:?} is not a date (YYYY-MM-DD)")));
-    }
-    let long_context = match value.get("longContext") {
-        Some(band) => {
-            let above = band
-                .get("above")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| Error::Config(format!("{what}.longContext: `above` (prompt tokens) is required")))?;
-            Some((above, rates(band, &format!("{what}.longContext"))?))
-        }
-        None => None,
-    };
-    Ok(PriceEntry { pattern: pattern.to_lowercase(), since, rates: rates(value, &what)?, long_context, origin })
-}
-
-impl PriceBook {
-    /// The shipped table with config `prices` over it.
-    pub fn new(config: &BTreeMap<String, PriceConfig>) -> Result<PriceBook> {
-        let file: TableFile = serde_json::from_str(TABLE)?;
-        let table = file
-            .providers
-            .iter()
-            .flat_map(|p| p.models.iter())
-            .map(|m| entry(m, None, "table"))
-            .collect::<Result<Vec<_>>>()?;
-        let config = config
-            .iter()
-            .map(|(pattern, price)| entry(&serde_json::to_value(price)?, Some(pattern), "config"))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(PriceBook { config, table })
-    }
-
-    /// The entry in force for `model` on `date` (`YYYY-MM-DD…`): among the entries whose pattern
-    /// matches it best (config's first, when any matches), the latest that had begun by then.
-    pub fn entry(&self, model: &str, date: &str) -> Option<&PriceEntry> {
-        let model = normalize(model);
-        let day = date.get(..10).unwrap_or(date);
-        [&self.config, &self.table].into_iter().find_map(|entries| {
-            let matching: Vec<&PriceEntry> = entries.iter().filter(|e| glob(&e.pattern, &model)).collect();
-            let best = matching.iter().map(|e| specificity(&e.pattern)).max()?;
-            matching
-                .into_iter()
-                .filter(|e| specificity(&e.pattern) == best && e.since.as_str() <= day)
-                .max_by(|a, b| a.since.cmp(&b.since))
-        })
-    }
-
-    /// Every long-context band's threshold (prompt tokens).
-    pub fn bands(&self) -> impl Iterator<Item = u64> + '_ {
-        self.config.iter().chain(&self.table).filter_map(|e| e.long_context.map(|(above, _)| above))
-    }
-
-    /// The rates a call is priced at (its long-context band when its prompt is above it).
-    pub fn rates(&self, model: &str, date: &str, prompt_tokens: u64) -> Option<Rates> {
-        let entry = self.entry(model, date)?;
-        Some(match entry.long_context {
-            Some((above, band)) if prompt_tokens > above => band,
-            _ => entry.rates,
-        })
-    }
-
-    /// A call's cost, or `None` when its model has no price.
-    pub fn price(&self, model: &str, date: &str, tokens: &Tokens) -> Option<Priced> {
-        Some(self.rates(model, date, tokens.prompt)?.price(tokens))
-    }
-}
-
-/// A model name as priced: lower case, without a provider prefix (`anthropic/…`, `models/…`).
-pub fn normalize(model: &str) -> String {
-    model.rsplit('/').next().unwrap_or(model).trim().to_lowercase()
-}
-
-/// How specific a pattern is: its literal characters, and an exact name above any pattern.
-fn specificity(pattern: &str) -> (usize, bool) {
-    (pattern.chars().filter(|c| *c != '*').count(), !pattern.contains('*'))
-}
-
-/// `*` matches any run of characters; everything else itself.
-fn glob(pattern: &str, name: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == name;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
-        return false;
-    }
-    let mut rest = &name[first.len()..name.len() - last.len()];
-    for part in &parts[1..parts.len() - 1] {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
+pub mod book;
+pub mod litellm;
+pub mod names;
 pub mod tokens;
 pub mod usage;
 
+pub use book::{PriceBook, PriceEntry, Rates, Tier};
 pub use tokens::AnthropicUsage;
 
 #[cfg(test)]

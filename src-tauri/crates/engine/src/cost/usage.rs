@@ -1,15 +1,16 @@
 //! `alisio usage`: tokens, cost, cache hit rate and savings over every session — Alisio's own and
 //! imported alike — by day, week, month, session, model, project or source.
 //!
-//! One pass over the ledger (its covering index). Cost is linear in tokens, so tokens are summed
-//! per group and price in force (the entry for the call's model on its date, and its long-context
-//! band) and each sum is priced once at the end — exact, and the same as pricing call by call.
+//! One pass over the daily sums (or, where they cannot answer, the ledger). Cost is linear in
+//! tokens, so tokens are summed per group and rates in force (the entry for the call's model on
+//! its date, at its prompt-length band and service tier) and each sum is priced once at the end —
+//! exact, and the same as pricing call by call. The report names the models it could not price.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::{Money, PriceBook, Rates, Tokens};
+use super::{Money, PriceBook, Rates, Tier, Tokens};
 use crate::error::{Error, Result};
 use crate::store::usage::{SessionRef, UsageFilter};
 use crate::store::Store;
@@ -75,6 +76,15 @@ pub struct UsageRow {
     pub sessions: u64,
 }
 
+/// A model without a price, and its calls in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct UnpricedModel {
+    pub model: String,
+    pub calls: u64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -82,6 +92,11 @@ pub struct UsageReport {
     pub by: UsageBy,
     pub rows: Vec<UsageRow>,
     pub total: UsageRow,
+    /// The models of `total.unpricedCalls`, most calls first.
+    pub unpriced_models: Vec<UnpricedModel>,
+    /// What prices them, when some are unpriced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_hint: Option<String>,
 }
 
 /// Which calls and how to group them.
@@ -104,20 +119,20 @@ pub struct UsageQuery {
 #[derive(Default, Clone, Copy)]
 struct Sums {
     calls: u64,
-    tokens: [u64; 4],
+    tokens: [u64; 5],
 }
 
 impl Sums {
     fn add(&mut self, calls: u64, t: &Tokens) {
         self.calls += calls;
-        for (sum, v) in self.tokens.iter_mut().zip([t.prompt, t.cached, t.cache_write, t.completion]) {
+        for (sum, v) in self.tokens.iter_mut().zip([t.prompt, t.cached, t.cache_write, t.cache_write_1h, t.completion]) {
             *sum += v;
         }
     }
 
     fn tokens(&self) -> Tokens {
-        let [prompt, cached, cache_write, completion] = self.tokens;
-        Tokens { prompt, cached, cache_write, completion }
+        let [prompt, cached, cache_write, cache_write_1h, completion] = self.tokens;
+        Tokens { prompt, cached, cache_write, cache_write_1h, completion }
     }
 }
 
@@ -164,8 +179,9 @@ impl Group {
     }
 }
 
-/// The long-context band the daily sums keep apart (migration 0012).
-const DAILY_BAND: u64 = 200_000;
+/// What prices a model the report could not.
+pub const PRICE_HINT: &str = "alisio prices update FILE (a newer LiteLLM model_prices_and_context_window.json), \
+    or config `prices` for a model no snapshot names (a local one); `alisio prices show MODEL` says why a model has no price";
 
 /// The day after `YYYY-MM-DD`, for an inclusive `--until`.
 fn day_after(date: &str) -> Result<String> {
@@ -223,10 +239,10 @@ fn run(
         Some(until) if until.len() == 10 => Some(day_after(until)?),
         other => other.clone(),
     };
-    // The daily sums answer unless the bounds are finer than days or a band is not the one they
-    // keep (200,000 tokens).
+    // The daily sums answer unless the bounds are finer than days or a band is not one they keep
+    // apart (a config or update band outside `BAND_THRESHOLDS`).
     let is_day = |d: &Option<String>| d.as_ref().is_none_or(|d| d.len() == 10);
-    let daily = is_day(&query.since) && is_day(&until) && book.bands().all(|above| above == DAILY_BAND);
+    let daily = is_day(&query.since) && is_day(&until) && book.daily_bands();
     let filter = UsageFilter { since: query.since.clone(), until };
     let sessions = store.session_refs()?;
     let by_id: HashMap<&str, usize> = sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect();
@@ -251,6 +267,7 @@ fn run(
     let mut day_key = 0usize;
     // The price in force per model, re-resolved when the day changes.
     let mut prices: HashMap<String, (String, Option<super::PriceEntry>)> = HashMap::new();
+    let mut unpriced: HashMap<String, u64> = HashMap::new();
 
     store.each_call_usage(&filter, daily, |call| {
         if query.model.as_deref().is_some_and(|m| m != call.model) {
@@ -315,12 +332,19 @@ fn run(
             prompt: call.prompt_tokens,
             cached: call.cached_tokens,
             cache_write: call.cache_write_tokens,
+            cache_write_1h: call.cache_write_1h_tokens,
             completion: call.completion_tokens,
         };
-        let rates = entry.map(|e| match e.long_context {
-            Some((above, band)) if call.long_context.unwrap_or(tokens.prompt > above) => band,
-            _ => e.rates,
+        let rates: Option<Rates> = entry.map(|e| {
+            let schedule = e.price.schedule(Tier::parse(call.tier));
+            match call.band {
+                Some(level) => schedule.at_level(level),
+                None => schedule.at(tokens.prompt),
+            }
         });
+        if rates.is_none() {
+            *unpriced.entry(call.model.to_string()).or_default() += call.calls;
+        }
         let group = &mut groups[key];
         group.by_price.entry(rates).or_default().add(call.calls, &tokens);
         group.sessions.insert(session);
@@ -345,5 +369,10 @@ fn run(
     let mut listed: Vec<SessionRef> =
         sessions.into_iter().enumerate().filter(|(i, _)| behind.contains(i)).map(|(_, s)| s).collect();
     listed.reverse();
-    Ok((UsageReport { by: query.by, rows, total: total.row("total".into(), None) }, listed))
+    let mut unpriced_models: Vec<UnpricedModel> =
+        unpriced.into_iter().map(|(model, calls)| UnpricedModel { model, calls }).collect();
+    unpriced_models.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.model.cmp(&b.model)));
+    let price_hint = (!unpriced_models.is_empty()).then(|| PRICE_HINT.to_string());
+    let total = total.row("total".into(), None);
+    Ok((UsageReport { by: query.by, rows, total, unpriced_models, price_hint }, listed))
 }

@@ -53,6 +53,8 @@ pub struct Usage {
     pub recorded_cost_pd: Option<i64>,
     /// Requests the row stands for (several where the agent recorded only their total).
     pub requests: u64,
+    /// The service tier it was billed at (`batch`, `flex`, `priority`), when not the standard one.
+    pub service_tier: Option<String>,
     /// The reason the agent recorded for a cache miss, when it did.
     pub agent_cache_reason: Option<String>,
     pub completion_tokens: Option<u64>,
@@ -80,6 +82,7 @@ impl Usage {
             cache_write_tokens: None,
             cache_write_1h_tokens: None,
             recorded_cost_pd: None,
+            service_tier: None,
             requests: 1,
             agent_cache_reason: None,
             completion_tokens: None,
@@ -212,9 +215,9 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
              tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
              completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at,
              request_source, request_ref, cache_write_tokens, agent_cache_reason, cache_write_1h_tokens,
-             recorded_cost_pd, requests)
+             recorded_cost_pd, requests, service_tier)
          VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                 ?22, ?23, ?24)",
+                 ?22, ?23, ?24, ?25)",
     )?;
     stmt.execute(params![
         session,
@@ -241,6 +244,7 @@ pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage:
         usage.cache_write_1h_tokens.map(|v| v as i64),
         usage.recorded_cost_pd,
         usage.requests.max(1) as i64,
+        usage.service_tier,
     ])?;
     Ok(tx.conn().last_insert_rowid())
 }
@@ -252,7 +256,7 @@ pub fn update_call_usage(tx: &Tx<'_>, call: i64, usage: &Usage) -> Result<()> {
         .prepare_cached(
             "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4,
                  finish_reason = coalesce(?5, finish_reason), cache_write_tokens = ?6, cache_write_1h_tokens = ?7,
-                 recorded_cost_pd = coalesce(?8, recorded_cost_pd)
+                 recorded_cost_pd = coalesce(?8, recorded_cost_pd), service_tier = coalesce(?9, service_tier)
              WHERE id = ?1",
         )?
         .execute(params![
@@ -264,6 +268,7 @@ pub fn update_call_usage(tx: &Tx<'_>, call: i64, usage: &Usage) -> Result<()> {
             usage.cache_write_tokens.map(|v| v as i64),
             usage.cache_write_1h_tokens.map(|v| v as i64),
             usage.recorded_cost_pd,
+            usage.service_tier,
         ])?;
     Ok(())
 }

@@ -178,6 +178,8 @@ pub struct ModelCallRecord {
     pub requests: u64,
     /// Parts the agent's request log names but never wrote: its body cannot be whole.
     pub request_gaps: u64,
+    /// The service tier it was billed at (`batch`, `flex`, `priority`), when not the standard one.
+    pub service_tier: Option<String>,
 }
 
 impl ModelCallRecord {
@@ -229,6 +231,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<ModelCallRecord> {
         recorded_cost_pd: row.get(23)?,
         requests: row.get(24)?,
         request_gaps: row.get(25)?,
+        service_tier: row.get(26)?,
     })
 }
 
@@ -291,7 +294,7 @@ impl Store {
                 "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
                         prompt_tokens, cached_tokens, completion_tokens, prompt_ms, ttft_ms, duration_ms, finish_reason,
                         error, response_seq, started_at, request_source, cache_write_tokens, agent_cache_reason,
-                        cache_write_1h_tokens, recorded_cost_pd, requests, request_gaps
+                        cache_write_1h_tokens, recorded_cost_pd, requests, request_gaps, service_tier
                  FROM model_calls WHERE session_id = ?1 ORDER BY id",
             )?;
             let rows = stmt.query_map([session], record_from_row)?;

@@ -1,5 +1,6 @@
 //! The ledger's figures across every session, for usage reports: the daily sums the triggers of
-//! migration 0012 keep (`usage_daily`: per session, model, day and long-context band), or — where
+//! migrations 0012 and 0022 keep (`usage_daily`: per session, model, day, prompt-length band and
+//! service tier), or — where
 //! a report needs what those sums do not keep — one pass over the calls themselves.
 
 use rusqlite::params;
@@ -16,11 +17,15 @@ pub struct CallUsage<'a> {
     /// The day (`YYYY-MM-DD`) of daily sums; a call's own start time.
     pub started_at: &'a str,
     pub calls: u64,
-    /// Daily sums: whether these calls' prompts were above 200,000 tokens. `None` for one call.
-    pub long_context: Option<bool>,
+    /// Daily sums: how many of the band thresholds (`cost::book::BAND_THRESHOLDS`) these calls'
+    /// prompts were above. `None` for one call (its prompt says).
+    pub band: Option<u8>,
+    /// The service tier (`batch`, `flex`, `priority`; empty: standard).
+    pub tier: &'a str,
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
     pub cache_write_tokens: u64,
+    pub cache_write_1h_tokens: u64,
     pub completion_tokens: u64,
 }
 
@@ -82,11 +87,11 @@ impl Store {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(if daily {
                 "SELECT session_id, model, day, prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens,
-                        calls, long_context
+                        calls, band, tier, cache_write_1h_tokens
                  FROM usage_daily WHERE day >= ?1 AND day < ?2 AND calls > 0 ORDER BY day"
             } else {
                 "SELECT session_id, model, started_at, prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens,
-                        1, NULL
+                        requests, NULL, coalesce(service_tier, ''), cache_write_1h_tokens
                  FROM model_calls WHERE started_at >= ?1 AND started_at < ?2 ORDER BY started_at"
             })?;
             let since = filter.since.as_deref().unwrap_or("");
@@ -105,7 +110,9 @@ impl Store {
                     cache_write_tokens: count(5)?,
                     completion_tokens: count(6)?,
                     calls: count(7)?,
-                    long_context: row.get::<_, Option<bool>>(8)?,
+                    band: row.get::<_, Option<u8>>(8)?,
+                    tier: row.get_ref(9)?.as_str().unwrap_or_default(),
+                    cache_write_1h_tokens: count(10)?,
                 });
             }
             Ok(())
