@@ -394,6 +394,13 @@ test("usage and the cache: the Usage view over every session, the sessions behin
   await driver.click(await driver.waitFor("[data-testid=tab-usage]"));
   await driver.waitFor("[data-testid=usage-view] [data-testid=usage-total]", { text: `over ${usage.total.calls} calls` });
   await driver.waitFor("[data-testid=usage-chart] [data-testid=usage-bar]");
+  // The models without a price, named with the command that prices them, as `alisio usage` says.
+  if (usage.unpricedModels.length > 0) {
+    const note = await driver.waitFor("[data-testid=usage-unpriced-models]", { text: usage.unpricedModels[0].model });
+    assert.match(await driver.text(note), /alisio prices update/);
+  } else {
+    assert.equal(await driver.execute("return document.querySelectorAll('[data-testid=usage-unpriced-models]').length"), 0);
+  }
   await driver.execute("const s = document.querySelector('[data-testid=usage-by]'); s.value = 'source'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   const codex = await driver.waitFor("[data-testid=usage-row]", { text: "codex" });
   const rows = await driver.execute("return document.querySelectorAll('[data-testid=usage-row]').length");

@@ -272,3 +272,118 @@ async fn imported_sessions_of_every_agent_are_in_usage_by_source() {
     let claude = usage["rows"].as_array().unwrap().iter().find(|r| r["key"] == "claude-code").unwrap();
     assert_eq!(claude["cacheWriteTokens"], writes[0][1]);
 }
+
+/// One Claude Code assistant record as the CLI writes it.
+fn claude_record(n: u32, model: &str, at: &str, usage: Value) -> String {
+    json!({
+        "parentUuid": format!("u{}", n - 1),
+        "isSidechain": false, "userType": "external", "cwd": "/tmp/prices", "sessionId": "prices-session",
+        "version": "2.1.0", "type": "assistant", "uuid": format!("u{n}"), "timestamp": at, "requestId": format!("req_{n}"),
+        "message": {"id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": model,
+                    "content": [{"type": "text", "text": format!("answer {n}")}], "stop_reason": "end_turn", "usage": usage}
+    })
+    .to_string()
+}
+
+#[tokio::test]
+async fn imported_calls_are_priced_by_their_ids_as_written_with_1_hour_writes_and_unpriced_models_named() {
+    let h = Harness::new(vec![]).await;
+    let dir = h.home.path().join("claude/projects/-tmp-prices");
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = json!({"parentUuid": null, "isSidechain": false, "type": "user", "uuid": "u0", "sessionId": "prices-session",
+        "cwd": "/tmp/prices", "version": "2.1.0", "timestamp": "2026-11-30T10:00:00.000Z",
+        "message": {"role": "user", "content": "price these"}});
+    let usage = |input: u64, read: u64, five: u64, hour: u64, output: u64, tier: &str| {
+        json!({
+        "input_tokens": input, "cache_read_input_tokens": read, "cache_creation_input_tokens": five + hour,
+        "cache_creation": {"ephemeral_5m_input_tokens": five, "ephemeral_1h_input_tokens": hour},
+        "output_tokens": output, "service_tier": tier})
+    };
+    let lines = [
+        user.to_string(),
+        claude_record(
+            1,
+            "claude-sonnet-4-5-20250929",
+            "2026-11-30T10:00:05.000Z",
+            usage(1_000, 20_000, 4_000, 10_000, 500, "standard"),
+        ),
+        claude_record(
+            2,
+            "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+            "2026-11-30T10:00:09.000Z",
+            usage(2_000, 0, 0, 0, 100, "standard"),
+        ),
+        claude_record(3, "acme-local-model", "2026-11-30T10:00:12.000Z", usage(3_000, 0, 0, 0, 10, "standard")),
+    ];
+    let file = dir.join("prices-session.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    h.alisio(&["import", file.to_str().unwrap(), "--json"]).await.assert_ok();
+    let session = h.alisio(&["sessions", "list", "--json"]).await.json()[0]["id"].as_str().unwrap().to_string();
+    let calls = h.alisio(&["calls", "list", &session, "--json"]).await.json();
+    let calls = calls.as_array().unwrap();
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    // Claude Sonnet 4.5 (Anthropic): input $3, cache reads $0.30, 5-minute writes $3.75, 1-hour writes $6, output $15.
+    let sonnet = usd(1_000, 3.0) + usd(20_000, 0.3) + usd(4_000, 3.75) + usd(10_000, 6.0) + usd(500, 15.0);
+    close(&calls[0]["costUsd"], sonnet);
+    assert_eq!(calls[0]["cacheWrite1hTokens"], 10_000);
+    // Haiku 4.5 through Bedrock's US profile: AWS's regional price, 10 % above Anthropic's ($1.10 / $5.50).
+    let haiku = usd(2_000, 1.1) + usd(100, 5.5);
+    close(&calls[1]["costUsd"], haiku);
+    assert_eq!(calls[2]["costUsd"], Value::Null, "never guessed");
+
+    let report = h.alisio(&["usage", "--by", "model", "--json"]).await.json();
+    close(&report["total"]["costUsd"], sonnet + haiku);
+    assert_eq!(report["total"]["unpricedCalls"], 1);
+    assert_eq!(report["unpricedModels"], json!([{"model": "acme-local-model", "calls": 1}]));
+    assert!(report["priceHint"].as_str().unwrap().contains("alisio prices update"), "{report}");
+    let text = h.alisio(&["usage"]).await;
+    text.assert_ok();
+    assert!(text.stdout.contains("unpriced: acme-local-model (1 calls)"), "{}", text.stdout);
+
+    // Why an id is priced, and why another is not.
+    let shown = h
+        .alisio(&["prices", "show", "us.anthropic.claude-haiku-4-5-20251001-v1:0", "--at", "2026-11-30", "--json"])
+        .await
+        .json();
+    assert_eq!(shown["normalized"], "us.anthropic.claude-haiku-4-5-20251001-v1:0");
+    assert_eq!((shown["entry"]["input"].clone(), shown["entry"]["cacheWrite1h"].clone()), (json!(1.1), json!(2.2)));
+    let shown = h.alisio(&["prices", "show", "anthropic/claude-sonnet-4.5", "--json"]).await.json();
+    assert_eq!(shown["normalized"], "claude-sonnet-4-5");
+    assert!(shown["why"].as_str().unwrap().contains("dotted version"), "{shown}");
+    let none = h.alisio(&["prices", "show", "acme-local-model", "--json"]).await.json();
+    assert_eq!(none["entry"], Value::Null);
+    let bad = h.alisio(&["prices", "show", "gpt-5", "--at", "yesterday"]).await;
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+
+    // A newer snapshot prices the local model from always and reprices Sonnet from its date.
+    let snapshot = h.home.path().join("model_prices_and_context_window.json");
+    std::fs::write(
+        &snapshot,
+        json!({
+            "acme-local-model": {"litellm_provider": "acme", "mode": "chat", "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6},
+            "claude-sonnet-4-5-20250929": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 2e-6,
+                "output_cost_per_token": 1e-5, "cache_read_input_token_cost": 2e-7, "cache_creation_input_token_cost": 2.5e-6,
+                "cache_creation_input_token_cost_above_1hr": 4e-6}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let counts = h.alisio(&["prices", "update", snapshot.to_str().unwrap(), "--since", "2026-12-01", "--json"]).await;
+    counts.assert_ok();
+    assert_eq!(counts.json(), json!({"added": 1, "changed": 1, "unchanged": 0}));
+    assert!(h.home.path().join("prices/2026-12-01-1.json").exists());
+    let report = h.alisio(&["usage", "--by", "model", "--json"]).await.json();
+    close(&report["total"]["costUsd"], sonnet + haiku + usd(3_000, 1.0) + usd(10, 2.0));
+    assert_eq!(report["unpricedModels"], json!([]));
+    let later =
+        h.alisio(&["prices", "show", "claude-sonnet-4-5-20250929", "--at", "2026-12-02", "--json"]).await.json();
+    assert_eq!(
+        (later["entry"]["origin"].clone(), later["entry"]["since"].clone()),
+        (json!("update"), json!("2026-12-01"))
+    );
+    let garbage = h.home.path().join("garbage.json");
+    std::fs::write(&garbage, "{\"not\": \"prices\"}").unwrap();
+    let refused = h.alisio(&["prices", "update", garbage.to_str().unwrap()]).await;
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("not LiteLLM price data"), "{}", refused.stderr);
+}

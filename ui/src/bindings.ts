@@ -110,7 +110,11 @@ requests: number,
 /**
  * Parts the agent's request log names but never wrote: its body cannot be whole.
  */
-requestGaps: number, };
+requestGaps: number, 
+/**
+ * The service tier it was billed at (`batch`, `flex`, `priority`), when not the standard one.
+ */
+serviceTier: string | null, };
 
 export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
@@ -935,7 +939,15 @@ n: number | null, promptTokens: number, cachedTokens: number, summaryCostUsd: nu
  */
 rebuiltCostUsd: number | null, savedUsd: number | null, };
 
-export type UsageReport = { by: UsageBy, rows: Array<UsageRow>, total: UsageRow, };
+export type UsageReport = { by: UsageBy, rows: Array<UsageRow>, total: UsageRow, 
+/**
+ * The models of `total.unpricedCalls`, most calls first.
+ */
+unpricedModels: Array<UnpricedModel>, 
+/**
+ * What prices them, when some are unpriced.
+ */
+priceHint: string | null, };
 
 export type UsageRow = { key: string, 
 /**
@@ -1022,6 +1034,74 @@ model: string | null,
  * With `by: session`, count a sub-agent's calls in the session that started it.
  */
 foldSubagents?: boolean, };
+
+export type UnpricedModel = { model: string, calls: number, };
+
+export type PriceShown = { model: string, 
+/**
+ * The form of the id that found its entries (the id as written, lower case, when none did).
+ */
+normalized: string, entry: ShownEntry | null, why: string, 
+/**
+ * Every entry of that id, oldest first (the one in force among them).
+ */
+history: Array<ShownEntry>, };
+
+export type ShownEntry = { pattern: string, 
+/**
+ * `YYYY-MM-DD`, or null: from always.
+ */
+since: string | null, source: string, origin: Origin, bands: Array<ShownRates>, tiers: Array<ShownTier>, 
+/**
+ * Prompt tokens the rates apply above (bands only).
+ */
+above: number | null, input: number, cachedInput: number, cacheWrite: number, cacheWrite1h: number, output: number, };
+
+export type ShownRates = { 
+/**
+ * Prompt tokens the rates apply above (bands only).
+ */
+above: number | null, input: number, cachedInput: number, cacheWrite: number, cacheWrite1h: number, output: number, };
+
+export type ShownTier = { tier: Tier, bands: Array<ShownRates>, 
+/**
+ * Prompt tokens the rates apply above (bands only).
+ */
+above: number | null, input: number, cachedInput: number, cacheWrite: number, cacheWrite1h: number, output: number, };
+
+export type Tier = "batch" | "flex" | "priority";
+
+export type Origin = "table" | "overlay" | "update" | "config";
+
+export type Counts = { 
+/**
+ * Ids with no entry before.
+ */
+added: number, 
+/**
+ * Ids whose price differs: a dated entry added.
+ */
+changed: number, unchanged: number, };
+
+export type PriceShowRequest = { 
+/**
+ * A model id as an agent or a gateway writes it.
+ */
+model: string, 
+/**
+ * `YYYY-MM-DD` (default: today).
+ */
+at?: string, };
+
+export type PriceUpdateRequest = { 
+/**
+ * A LiteLLM `model_prices_and_context_window.json`.
+ */
+file: string, 
+/**
+ * `YYYY-MM-DD`: the day its changed prices take effect (default: today).
+ */
+since?: string, };
 
 export type Pin = { id: number, 
 /**

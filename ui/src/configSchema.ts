@@ -682,7 +682,16 @@ export const CONFIG_SCHEMA = {
           "minimum": 0
         },
         "cacheWrite": {
-          "description": "Input written to the prompt cache (default: the input price).",
+          "description": "Input written to the 5-minute prompt cache (default: the input price).",
+          "type": [
+            "number",
+            "null"
+          ],
+          "format": "double",
+          "minimum": 0
+        },
+        "cacheWrite1h": {
+          "description": "Input written to the 1-hour prompt cache (default: the 5-minute write price).",
           "type": [
             "number",
             "null"
@@ -712,6 +721,13 @@ export const CONFIG_SCHEMA = {
               "type": "null"
             }
           ]
+        },
+        "bands": {
+          "description": "Any number of prompt-length bands: a call is priced whole at the rates of the highest band\nits prompt is above.",
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/LongContextConfig"
+          }
         }
       },
       "additionalProperties": false,
@@ -742,6 +758,14 @@ export const CONFIG_SCHEMA = {
           "minimum": 0
         },
         "cacheWrite": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "format": "double",
+          "minimum": 0
+        },
+        "cacheWrite1h": {
           "type": [
             "number",
             "null"

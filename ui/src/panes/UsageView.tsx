@@ -76,12 +76,24 @@ export function UsageView(props: { onOpen: (session: string) => void; fail: (e: 
         <div class="usage-total" data-testid="usage-total">
           <strong>{formatUsd(total.costUsd)}</strong> over {total.calls.toLocaleString("en-US")} calls · cache hit{" "}
           {total.cacheHitRate === null ? "–" : `${(total.cacheHitRate * 100).toFixed(1)} %`} · saved by the cache {formatUsd(total.cacheSavingsUsd)}
-          {total.unpricedCalls > 0 && <span class="warning small"> · {total.unpricedCalls} calls unpriced (no price for their model; config `prices`)</span>}
+          {total.unpricedCalls > 0 && <span class="warning small"> · {total.unpricedCalls} calls unpriced</span>}
+        </div>
+      )}
+      {report && report.unpricedModels.length > 0 && (
+        <div class="usage-unpriced-models small" data-testid="usage-unpriced-models">
+          <span class="warning">No price for</span>{" "}
+          {report.unpricedModels.map((m, i) => (
+            <span>
+              {i > 0 && ", "}
+              <code>{m.model}</code> <span class="muted">({m.calls.toLocaleString("en-US")} calls)</span>
+            </span>
+          ))}
+          . Their cost is left out, never guessed. To price them: <code>{report.priceHint}</code>
         </div>
       )}
       {days && <UsageChart days={days} series={series} />}
       {days && days.every((d) => d.total === 0) && (
-        <div class="muted small" data-testid="usage-unpriced">No priced calls in this range: their models have no price in the table shipped with Alisio (a local model never has one); config `prices` adds one.</div>
+        <div class="muted small" data-testid="usage-unpriced">No priced calls in this range: their models have no price (a local model never has one); `alisio prices update` loads a newer LiteLLM snapshot, config `prices` adds one by hand.</div>
       )}
       {report && (
         <table class="calls usage-table" data-testid="usage-table">

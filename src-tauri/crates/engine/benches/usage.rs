@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use alisio_engine::cost::usage::{report, UsageBy, UsageQuery};
 use alisio_engine::config::{LongContextConfig, PriceConfig};
+use alisio_engine::cost::usage::{report, UsageBy, UsageQuery};
 use alisio_engine::cost::PriceBook;
 use alisio_engine::store::imported::{insert_call, RequestShape, Usage};
 use alisio_engine::store::{Purpose, Store, WireApi};
@@ -51,7 +51,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let band = |above: u64, input: f64| LongContextConfig { above, input, output: input * 5.0, ..Default::default() };
     let mut prices = BTreeMap::new();
     for (model, above, input) in [(MODELS[0], 100_000, 4.0), (MODELS[1], 200_000, 2.5), (MODELS[2], 272_000, 2.5)] {
-        let config = PriceConfig { input: 1.25, output: 10.0, long_context: Some(band(above, input)), ..Default::default() };
+        let config =
+            PriceConfig { input: 1.25, output: 10.0, long_context: Some(band(above, input)), ..Default::default() };
         prices.insert(model.to_string(), config);
     }
     let book = PriceBook::new(&prices)?;

@@ -187,7 +187,8 @@ impl Human for UsageReport {
             );
         }
         if !self.unpriced_models.is_empty() {
-            let models: Vec<String> = self.unpriced_models.iter().map(|m| format!("{} ({} calls)", m.model, m.calls)).collect();
+            let models: Vec<String> =
+                self.unpriced_models.iter().map(|m| format!("{} ({} calls)", m.model, m.calls)).collect();
             println!("\nunpriced: {}", models.join(", "));
             if let Some(hint) = &self.price_hint {
                 println!("to price them: {hint}");
@@ -225,7 +226,10 @@ impl Human for PriceShown {
 
 impl Human for Counts {
     fn print(&self) {
-        println!("{} models added, {} changed (a dated entry each), {} unchanged", self.added, self.changed, self.unchanged);
+        println!(
+            "{} models added, {} changed (a dated entry each), {} unchanged",
+            self.added, self.changed, self.unchanged
+        );
     }
 }
 

@@ -215,7 +215,8 @@ fn rates(value: &Value, what: &str, fallback: Option<&Rates>) -> Result<Rates> {
     };
     let input = required("input", fallback.map(|r| r.input))?;
     let output = required("output", fallback.map(|r| r.output))?;
-    let optional = |key: &str, default: u128| number(key).map(|p| per_token(p, what)).transpose().map(|v| v.unwrap_or(default));
+    let optional =
+        |key: &str, default: u128| number(key).map(|p| per_token(p, what)).transpose().map(|v| v.unwrap_or(default));
     let cached_input = optional("cachedInput", fallback.map_or(input, |r| r.cached_input))?;
     let cache_write = optional("cacheWrite", fallback.map_or(input, |r| r.cache_write))?;
     let cache_write_1h = optional("cacheWrite1h", fallback.map_or(cache_write, |r| r.cache_write_1h))?;
@@ -483,12 +484,23 @@ impl PriceBook {
                 Origin::Config => vec![ShownEntry::of(found.entry)],
                 _ => self.history(&found.name).iter().map(ShownEntry::of).collect(),
             };
-            return PriceShown { model: model.into(), normalized: found.name, entry: Some(ShownEntry::of(found.entry)), why, history };
+            return PriceShown {
+                model: model.into(),
+                normalized: found.name,
+                entry: Some(ShownEntry::of(found.entry)),
+                why,
+                history,
+            };
         }
         let day = date.get(..10).unwrap_or(date);
         let tried: Vec<String> = forms.iter().map(|c| format!("`{}`", c.name)).collect();
         let later = forms.iter().find_map(|c| {
-            let first = self.config.iter().filter(|e| glob(&e.pattern, &c.name)).map(|e| e.since.as_str()).min()
+            let first = self
+                .config
+                .iter()
+                .filter(|e| glob(&e.pattern, &c.name))
+                .map(|e| e.since.as_str())
+                .min()
                 .or_else(|| self.known.get(&c.name).and_then(|l| l.first()).map(|e| e.since.as_str()))?;
             Some((c.name.clone(), first.to_string()))
         });

@@ -65,7 +65,9 @@ fn field(key: &str) -> Option<(&'static str, Option<u64>, Option<Tier>)> {
         .find_map(|(suffix, tier)| key.strip_suffix(suffix).map(|r| (r, Some(*tier))))
         .unwrap_or((key, None));
     let (rest, band) = match rest.strip_suffix("k_tokens").and_then(|r| r.rsplit_once("_above_")) {
-        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (head, Some(n.parse::<u64>().ok()? * 1000)),
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (head, Some(n.parse::<u64>().ok()? * 1000))
+        }
         _ => (rest, None),
     };
     FIELDS.iter().find(|f| **f == rest).map(|f| (*f, band, tier))
@@ -183,12 +185,17 @@ pub fn price(fields: &Map<String, Value>) -> Option<Price> {
             input,
             cached_input: get("cache_read_input_token_cost", band, tier).unwrap_or(below.cached_input),
             cache_write: get("cache_creation_input_token_cost", band, tier).unwrap_or(below.cache_write),
-            cache_write_1h: one_hour(get("cache_creation_input_token_cost_above_1hr", band, tier), input, below.cache_write_1h),
+            cache_write_1h: one_hour(
+                get("cache_creation_input_token_cost_above_1hr", band, tier),
+                input,
+                below.cache_write_1h,
+            ),
             output: get("output_cost_per_token", band, tier).unwrap_or(below.output),
         }
     };
     let thresholds = |tier: Option<Tier>| {
-        let mut t: Vec<u64> = given.keys().filter(|(_, b, k)| *k == tier && b.is_some()).filter_map(|(_, b, _)| *b).collect();
+        let mut t: Vec<u64> =
+            given.keys().filter(|(_, b, k)| *k == tier && b.is_some()).filter_map(|(_, b, _)| *b).collect();
         t.sort_unstable();
         t.dedup();
         t
@@ -202,7 +209,9 @@ pub fn price(fields: &Map<String, Value>) -> Option<Price> {
     let standard = Schedule { base, bands };
     let mut tiers = Vec::new();
     for tier in [Tier::Batch, Tier::Flex, Tier::Priority] {
-        if get("input_cost_per_token", None, Some(tier)).is_none() && get("output_cost_per_token", None, Some(tier)).is_none() {
+        if get("input_cost_per_token", None, Some(tier)).is_none()
+            && get("output_cost_per_token", None, Some(tier)).is_none()
+        {
             continue;
         }
         let tier_base = rates_at(None, Some(tier), &standard.base);
@@ -221,7 +230,12 @@ pub fn price(fields: &Map<String, Value>) -> Option<Price> {
 
 /// Folds a snapshot's models into `history`: new ids from always, changed prices from `date`.
 /// Returns the counts and the entries it added.
-pub fn fold(history: &mut History, snapshot: &BTreeMap<String, Map<String, Value>>, from: &str, date: &str) -> (Counts, History) {
+pub fn fold(
+    history: &mut History,
+    snapshot: &BTreeMap<String, Map<String, Value>>,
+    from: &str,
+    date: &str,
+) -> (Counts, History) {
     let mut counts = Counts::default();
     let mut added = History::new();
     for (id, fields) in snapshot {
@@ -243,7 +257,8 @@ pub fn fold(history: &mut History, snapshot: &BTreeMap<String, Map<String, Value
                 // Only detail added (a dimension, a band, a tier the data lacked, every price it had
                 // the same): the earlier entry was incomplete, not a different price. It is refined
                 // from its own date.
-                let previous = list.last().map(|d| (d.since.clone(), d.fields.iter().all(|(k, v)| fields.get(k) == Some(v))));
+                let previous =
+                    list.last().map(|d| (d.since.clone(), d.fields.iter().all(|(k, v)| fields.get(k) == Some(v))));
                 let since = match previous {
                     Some((since, true)) => since,
                     _ => date.to_string(),
@@ -391,9 +406,12 @@ pub fn update(home: &Path, file: &Path, date: &str) -> Result<Counts> {
             .find(|p| !p.exists())
             .unwrap_or_else(|| dir.join(format!("{date}.json")));
         let snapshots = [serde_json::json!({"name": from, "date": date, "file": file.display().to_string()})];
-        let body = write(&added, "Prices loaded with `alisio prices update`: entries new or changed since.", &snapshots);
+        let body =
+            write(&added, "Prices loaded with `alisio prices update`: entries new or changed since.", &snapshots);
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, body).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        std::fs::write(&tmp, body)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
     }
     Ok(counts)
 }

@@ -169,9 +169,8 @@ fn dotted(name: &str) -> Option<String> {
     let bytes = name.as_bytes();
     let mut out = String::with_capacity(name.len());
     for (i, c) in name.char_indices() {
-        let digit_around = i > 0
-            && bytes[i - 1].is_ascii_digit()
-            && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit());
+        let digit_around =
+            i > 0 && bytes[i - 1].is_ascii_digit() && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit());
         out.push(if c == '.' && digit_around { '-' } else { c });
     }
     (out != name).then_some(out)
@@ -190,8 +189,13 @@ fn strip_date(name: &str) -> Option<String> {
     if name.len() > 11 {
         let (head, tail) = name.split_at(name.len() - 11);
         let parts: Vec<&str> = tail.split('-').collect();
-        if parts.len() == 4 && parts[0].is_empty() && parts[1].len() == 4 && parts[1].starts_with("20")
-            && parts[2].len() == 2 && parts[3].len() == 2 && parts[1..].iter().all(|p| digits(p))
+        if parts.len() == 4
+            && parts[0].is_empty()
+            && parts[1].len() == 4
+            && parts[1].starts_with("20")
+            && parts[2].len() == 2
+            && parts[3].len() == 2
+            && parts[1..].iter().all(|p| digits(p))
         {
             return Some(head.to_string());
         }
@@ -211,7 +215,12 @@ mod tests {
     fn ids_are_tried_as_written_first_then_one_rule_at_a_time() {
         assert_eq!(
             names("openrouter/anthropic/claude-sonnet-4.5"),
-            ["openrouter/anthropic/claude-sonnet-4.5", "anthropic/claude-sonnet-4.5", "claude-sonnet-4.5", "claude-sonnet-4-5"]
+            [
+                "openrouter/anthropic/claude-sonnet-4.5",
+                "anthropic/claude-sonnet-4.5",
+                "claude-sonnet-4.5",
+                "claude-sonnet-4-5"
+            ]
         );
         assert_eq!(
             names("us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
@@ -224,9 +233,15 @@ mod tests {
         assert_eq!(names("claude-3-5-haiku-latest"), ["claude-3-5-haiku-latest", "claude-3-5-haiku"]);
         assert_eq!(names("gpt-4o-2024-08-06"), ["gpt-4o-2024-08-06", "gpt-4o"]);
         assert_eq!(names("gpt-5.1-codex-mini"), ["gpt-5.1-codex-mini"], "OpenAI's dots are its own");
-        assert_eq!(names("models/gemini-2.5-flash"), ["models/gemini-2.5-flash", "gemini-2.5-flash", "gemini/gemini-2.5-flash"]);
+        assert_eq!(
+            names("models/gemini-2.5-flash"),
+            ["models/gemini-2.5-flash", "gemini-2.5-flash", "gemini/gemini-2.5-flash"]
+        );
         assert_eq!(names("qwen2.5-coder:7b"), ["qwen2.5-coder:7b", "dashscope/qwen2.5-coder:7b"]);
-        assert_eq!(names("x-ai/grok-code-fast-1"), ["x-ai/grok-code-fast-1", "grok-code-fast-1", "xai/grok-code-fast-1"]);
+        assert_eq!(
+            names("x-ai/grok-code-fast-1"),
+            ["x-ai/grok-code-fast-1", "grok-code-fast-1", "xai/grok-code-fast-1"]
+        );
         let rules = &candidates("anthropic/claude-3.5-sonnet")[2].rules;
         assert_eq!(rules, &["provider prefix dropped", "dotted version"]);
     }

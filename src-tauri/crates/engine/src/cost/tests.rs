@@ -65,7 +65,10 @@ fn one_hour_cache_writes_are_priced_at_their_own_rate() {
     let cost = book_price(&book, "claude-sonnet-4-5-20250929", "2026-11-30", &tokens).unwrap().cost;
     assert_eq!(cost.micros(), 600_000 * 3_750_000 / 1_000_000 + 400_000 * 6);
     let all_five_minutes = Tokens { cache_write_1h: 0, ..tokens };
-    assert_eq!(book_price(&book, "claude-sonnet-4-5-20250929", "2026-11-30", &all_five_minutes).unwrap().cost.micros(), 3_750_000);
+    assert_eq!(
+        book_price(&book, "claude-sonnet-4-5-20250929", "2026-11-30", &all_five_minutes).unwrap().cost.micros(),
+        3_750_000
+    );
 }
 
 #[test]
@@ -94,7 +97,10 @@ fn a_price_change_on_a_date_reprices_only_later_calls() {
     assert_eq!(book.entry("o3", "2025-05-01").unwrap().origin, Origin::Overlay);
     // DeepSeek's four prices of deepseek-chat.
     let at = |day: &str| book_price(&book, "deepseek-chat", day, &tokens).unwrap().cost.micros();
-    assert_eq!([at("2025-01-15"), at("2025-03-01"), at("2025-09-10"), at("2025-10-01")], [140_000, 270_000, 560_000, 280_000]);
+    assert_eq!(
+        [at("2025-01-15"), at("2025-03-01"), at("2025-09-10"), at("2025-10-01")],
+        [140_000, 270_000, 560_000, 280_000]
+    );
     // Claude 3.5 Haiku: LiteLLM's first snapshot has its launch price, a later one its cut.
     let haiku = |day: &str| book_price(&book, "claude-3-5-haiku-20241022", day, &tokens).unwrap().cost.micros();
     assert_eq!([haiku("2024-12-01"), haiku("2025-08-01")], [1_000_000, 800_000]);
@@ -113,7 +119,11 @@ fn a_retired_model_keeps_its_last_price() {
     let book = PriceBook::new(&BTreeMap::new()).unwrap();
     let tokens = Tokens { prompt: 1_000_000, completion: 1_000_000, ..Tokens::default() };
     // Gone from the current snapshot, still named by old sessions (Anthropic: $3 / $15, $15 / $75, $0.25 / $1.25).
-    for (id, micros) in [("claude-3-5-sonnet-20241022", 18_000_000), ("claude-3-opus-20240229", 90_000_000), ("claude-3-haiku-20240307", 1_500_000)] {
+    for (id, micros) in [
+        ("claude-3-5-sonnet-20241022", 18_000_000),
+        ("claude-3-opus-20240229", 90_000_000),
+        ("claude-3-haiku-20240307", 1_500_000),
+    ] {
         assert_eq!(book_price(&book, id, "2026-11-30", &tokens).unwrap().cost.micros(), micros, "{id}");
     }
 }
@@ -132,20 +142,25 @@ fn config_replaces_the_table_for_the_models_it_names() {
 
 #[test]
 fn config_takes_any_number_of_bands_and_the_daily_sums_keep_the_data_s() {
-    let band = |above: u64, input: f64| LongContextConfig { above, input, output: input, ..LongContextConfig::default() };
+    let band =
+        |above: u64, input: f64| LongContextConfig { above, input, output: input, ..LongContextConfig::default() };
     let mut config = BTreeMap::new();
     let bands = vec![band(272_000, 3.0), band(100_000, 2.0), band(200_000, 2.5)];
     config.insert("x".to_string(), PriceConfig { bands, ..price(1.0, None, None, 1.0, None) });
     let book = PriceBook::new(&config).unwrap();
     assert!(book.daily_bands(), "100k, 200k and 272k are bands the daily sums keep apart");
     let input = |prompt| book.rates("x", "2026-01-01", prompt, None).unwrap().input;
-    assert_eq!([input(100_000), input(100_001), input(200_001), input(272_001)], [1_000_000, 2_000_000, 2_500_000, 3_000_000]);
+    assert_eq!(
+        [input(100_000), input(100_001), input(200_001), input(272_001)],
+        [1_000_000, 2_000_000, 2_500_000, 3_000_000]
+    );
     for prompt in [50_000, 100_001, 150_000, 250_000, 300_000, 600_000] {
         let e = book.entry("x", "2026-01-01").unwrap();
         assert_eq!(e.price.standard.at_level(book::band_level(prompt)), e.price.standard.at(prompt), "{prompt}");
     }
     let mut config = BTreeMap::new();
-    config.insert("y".to_string(), PriceConfig { bands: vec![band(150_000, 2.0)], ..price(1.0, None, None, 1.0, None) });
+    config
+        .insert("y".to_string(), PriceConfig { bands: vec![band(150_000, 2.0)], ..price(1.0, None, None, 1.0, None) });
     assert!(!PriceBook::new(&config).unwrap().daily_bands(), "a band the sums do not keep: calls are read one by one");
 }
 
@@ -281,11 +296,18 @@ fn real_model_ids_are_priced_at_their_providers_prices() {
     for (id, input, cached, output) in REAL_IDS {
         let rates = book.rates(id, "2026-11-30", 1_000, None).unwrap_or_else(|| panic!("{id} is unpriced"));
         let want = |p: f64| per_token(p, id).unwrap();
-        assert_eq!((rates.input, rates.cached_input, rates.output), (want(*input), want(*cached), want(*output)), "{id}");
+        assert_eq!(
+            (rates.input, rates.cached_input, rates.output),
+            (want(*input), want(*cached), want(*output)),
+            "{id}"
+        );
     }
     // Prompt-length bands of a tiered price (Alibaba: above 32k, 128k and 256k tokens).
     let qwen = |prompt| book.rates("qwen3-coder-plus", "2026-11-30", prompt, None).unwrap().input;
-    assert_eq!([qwen(32_000), qwen(32_001), qwen(128_001), qwen(256_001)], [1_000_000, 1_800_000, 3_000_000, 6_000_000]);
+    assert_eq!(
+        [qwen(32_000), qwen(32_001), qwen(128_001), qwen(256_001)],
+        [1_000_000, 1_800_000, 3_000_000, 6_000_000]
+    );
     // GPT-5.4 above 272k tokens: $5 / $22.50.
     let gpt = book.rates("gpt-5.4", "2026-11-30", 272_001, None).unwrap();
     assert_eq!((gpt.input, gpt.output), (5_000_000, 22_500_000));

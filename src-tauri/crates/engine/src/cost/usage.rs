@@ -125,7 +125,8 @@ struct Sums {
 impl Sums {
     fn add(&mut self, calls: u64, t: &Tokens) {
         self.calls += calls;
-        for (sum, v) in self.tokens.iter_mut().zip([t.prompt, t.cached, t.cache_write, t.cache_write_1h, t.completion]) {
+        for (sum, v) in self.tokens.iter_mut().zip([t.prompt, t.cached, t.cache_write, t.cache_write_1h, t.completion])
+        {
             *sum += v;
         }
     }

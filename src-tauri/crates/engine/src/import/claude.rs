@@ -491,7 +491,10 @@ impl Claude {
             cache_write_1h_tokens: tokens.cache_write_1h,
             recorded_cost_pd: record.get("costUSD").and_then(picodollars),
             // `standard` unless the response was billed at another tier.
-            service_tier: usage["service_tier"].as_str().and_then(crate::cost::Tier::parse).map(|t| t.as_str().to_string()),
+            service_tier: usage["service_tier"]
+                .as_str()
+                .and_then(crate::cost::Tier::parse)
+                .map(|t| t.as_str().to_string()),
             agent_cache_reason: cache_miss_reason(record, usage),
             completion_tokens: tokens.output,
             finish_reason: message["stop_reason"].as_str().map(str::to_string),

@@ -50,7 +50,8 @@ fn every_model_of_the_current_snapshot_is_priced_as_it_states() {
     let last = manifest().last().unwrap().clone();
     let current = models(&snapshot(last["file"].as_str().unwrap())).unwrap();
     assert!(current.len() > 3_500, "{} priced models", current.len());
-    let tokens = Tokens { prompt: 1_000_000, cached: 200_000, cache_write: 100_000, cache_write_1h: 40_000, completion: 50_000 };
+    let tokens =
+        Tokens { prompt: 1_000_000, cached: 200_000, cache_write: 100_000, cache_write_1h: 40_000, completion: 50_000 };
     let mut overlaid = 0;
     for (id, fields) in &current {
         let found = book.find(id, "2026-12-01").unwrap_or_else(|| panic!("{id} is unpriced"));
@@ -89,7 +90,10 @@ fn fields_read_as_bands_tiers_and_one_hour_writes() {
     .unwrap();
     let p = price(&fields).unwrap();
     let s = &p.standard;
-    assert_eq!((s.base.input, s.base.cached_input, s.base.cache_write, s.base.cache_write_1h), (3_000_000, 300_000, 3_750_000, 6_000_000));
+    assert_eq!(
+        (s.base.input, s.base.cached_input, s.base.cache_write, s.base.cache_write_1h),
+        (3_000_000, 300_000, 3_750_000, 6_000_000)
+    );
     assert_eq!(s.bands.iter().map(|(t, _)| *t).collect::<Vec<_>>(), [200_000, 272_000]);
     assert_eq!(s.at(200_000).input, 3_000_000, "the band is above its threshold");
     assert_eq!(s.at(200_001).input, 6_000_000);
@@ -99,7 +103,10 @@ fn fields_read_as_bands_tiers_and_one_hour_writes() {
     assert_eq!(s.at_level(crate::cost::book::band_level(250_000)).input, 6_000_000);
     assert_eq!(s.at_level(crate::cost::book::band_level(300_000)).input, 7_000_000);
     let priority = p.schedule(Some(Tier::Priority));
-    assert_eq!((priority.base.input, priority.base.output, priority.base.cached_input), (5_000_000, 25_000_000, 300_000));
+    assert_eq!(
+        (priority.base.input, priority.base.output, priority.base.cached_input),
+        (5_000_000, 25_000_000, 300_000)
+    );
     assert_eq!(p.schedule(Some(Tier::Flex)), s, "a tier the data does not state is the standard one");
 }
 
