@@ -600,6 +600,29 @@ test("--profile reaches the window: the meter shows the profile's window; the fo
   }
 });
 
+test("the meter names the strategy in force, for each of the four", async () => {
+  const original = fs.readFileSync(path.join(home, "config.json"), "utf8");
+  try {
+    for (const strategy of ["native", "cache", "mask", "hybrid"]) {
+      await driver.close();
+      const config = JSON.parse(original);
+      config.compaction = { ...config.compaction, strategy };
+      fs.writeFileSync(path.join(home, "config.json"), JSON.stringify(config));
+      driver = await Driver.connect("http://127.0.0.1:4444", app, 60_000);
+      await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo", timeoutMs: 60_000 }));
+      await driver.waitFor("[data-testid=context-meter] [data-testid=meter-strategy]", { text: strategy });
+      const legend = await driver.text(await driver.waitFor("[data-testid=context-meter]"));
+      // The trigger in force: cacheCompact.threshold (68 %) for cache, compaction.threshold (85 %) for the rest.
+      assert.match(legend, strategy === "cache" ? /threshold 68 %/ : /threshold 85 %/, legend);
+    }
+  } catch (error) {
+    fs.writeFileSync(path.join(os.tmpdir(), "alisio-e2e-failure.png"), await driver.screenshot().catch(() => Buffer.alloc(0)));
+    throw error;
+  } finally {
+    fs.writeFileSync(path.join(home, "config.json"), original);
+  }
+});
+
 async function sessionId() {
   const sessions = cli("sessions", "list");
   const demo = sessions.find((s) => s.title.startsWith("Demo"));

@@ -280,3 +280,107 @@ async fn a_server_that_dies_between_calls_leaves_the_next_request() {
     assert!(failed < last_call, "reported before the next request: {types:?}");
     assert_eq!(types.iter().filter(|t| *t == "mcp_server_failed").count(), 1);
 }
+
+fn used(answer: Answer, (prompt, cached): (u64, u64)) -> Reply {
+    Reply::Answer(Answer { usage: Some((prompt, 20, cached)), ..answer })
+}
+
+fn checkpoint_text(goal: &str) -> String {
+    json!({
+        "goal": goal, "instructions": ["answer briefly"], "discoveries": ["the time server answers"],
+        "accomplished": "asked the time", "currentState": "idle", "nextSteps": ["continue"], "relevantFiles": [],
+    })
+    .to_string()
+}
+
+/// The summarizer's request extends the request before it: the same system prompt and `tools`
+/// array byte for byte, that request's messages first, the summary request appended.
+fn assert_extends(previous: &Value, summary: &Value) {
+    assert_eq!(summary["tools"], previous["tools"], "the summarizer sends the catalog the last request sent");
+    let (old, new) = (previous["messages"].as_array().unwrap(), summary["messages"].as_array().unwrap());
+    assert!(new.len() > old.len(), "{} messages after {}", new.len(), old.len());
+    assert_eq!(&new[..old.len()], &old[..], "the previous request's messages come first, unchanged");
+    assert_eq!(new.last().unwrap()["role"], "user", "the summary request is appended last");
+}
+
+#[tokio::test]
+async fn alisio_compact_from_the_cli_sends_the_catalog_the_last_request_sent_mcp_tools_included() {
+    let h = Harness::with_config(
+        // Each answer reports the previous request read from the cache, as a prefix-caching server does.
+        vec![
+            used(Answer::calls(&[("call_t.1", "mcp__time__get_current_time", json!({"timezone": "UTC"}))]), (1_000, 0)),
+            used(Answer::text("it is now"), (1_100, 1_000)),
+            used(Answer::text("second answer"), (1_200, 1_100)),
+            used(Answer::text(&checkpoint_text("know the time")), (1_300, 1_200)),
+        ],
+        json!({"plugins": [], "compaction": {"keepTurns": 1}, "mcpServers": {"time": time_server("allow")}}),
+    )
+    .await;
+    let session = h.run(&[], "what time is it?").await.assert_ok().session();
+    h.run(&["--session", &session], "and now?").await.assert_ok();
+    // `alisio compact` is its own process: it starts no MCP server.
+    let compacted = h.alisio(&["compact", &session, "--json"]).await;
+    compacted.assert_ok();
+    let bodies = h.server.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert!(
+        tool_names(&bodies[3]).contains(&"mcp__time__get_current_time".to_string()),
+        "{:?}",
+        tool_names(&bodies[3])
+    );
+    assert_extends(&bodies[2], &bodies[3]);
+    // The summarizer call is no break of the cache chain (nor is any call of this session).
+    let breaks = h.alisio(&["calls", "breaks", &session, "--json"]).await.assert_ok().json();
+    assert_eq!(breaks, json!([]));
+}
+
+#[tokio::test]
+async fn automatic_compaction_with_an_mcp_server_extends_the_request_before_it() {
+    let h = Harness::with_config(
+        vec![
+            Reply::Answer(Answer::text("answer 1")),
+            Reply::Answer(Answer::text("answer 2")),
+            Reply::Answer(Answer::text(&checkpoint_text("auto"))),
+            Reply::Answer(Answer::text("answer 3")),
+        ],
+        json!({"plugins": [], "compaction": {"threshold": 0.5}, "mcpServers": {"time": time_server("allow")}}),
+    )
+    .await;
+    // Window 8,000 tokens: compaction at 4,000 (16,000 characters, the catalog included).
+    h.server.set_models(json!({"data": [{"id": "test-model", "context_length": 8000}]}));
+    let session = h.run(&[], &format!("first {}", "x".repeat(3000))).await.assert_ok().session();
+    h.run(&["--session", &session], "second").await.assert_ok();
+    let third = h.run(&["--session", &session], &format!("third {}", "y".repeat(12000))).await;
+    third.assert_ok();
+    assert!(third.event_types().contains(&"compaction_completed".to_string()), "{:?}", third.event_types());
+    let bodies = h.server.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert_eq!(bodies[2]["tool_choice"], "none", "call 3 is the summarizer");
+    assert!(tool_names(&bodies[2]).contains(&"mcp__time__convert_time".to_string()));
+    assert_extends(&bodies[1], &bodies[2]);
+}
+
+#[tokio::test]
+async fn a_call_nothing_answered_is_no_link_of_the_cache_chain() {
+    let h = Harness::with_config(
+        vec![
+            Reply::Answer(Answer::text("answer 1")),
+            Reply::Status(400, r#"{"error":{"message":"invalid request: the server is being restarted"}}"#.into()),
+            Reply::Answer(Answer::text("answer 3")),
+        ],
+        json!({"plugins": []}),
+    )
+    .await;
+    let session = h.run(&[], "first").await.assert_ok().session();
+    let failed = h.run(&["--session", &session], "second").await;
+    assert_ne!(failed.code, 0);
+    h.run(&["--session", &session], "third").await.assert_ok();
+    let calls = h.alisio(&["calls", "list", &session, "--json"]).await.assert_ok().json();
+    assert_eq!(calls.as_array().unwrap().len(), 3);
+    assert!(calls[1]["error"].is_string(), "{}", calls[1]);
+    let breaks = h.alisio(&["calls", "breaks", &session, "--json"]).await.assert_ok().json();
+    for b in breaks.as_array().unwrap() {
+        assert_ne!(b["n"], 2, "the failed call is not judged: {b}");
+        assert_ne!(b["against"], 2, "nor judged against: {b}");
+    }
+}

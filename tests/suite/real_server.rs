@@ -138,3 +138,55 @@ async fn real_llama_server_streams_reports_usage_and_serves_the_appended_summary
     eprintln!("model calls against the real server: {calls:#?}");
     server.stop().await;
 }
+
+/// The MCP time server of `tests/mcp/setup.sh` (`ALISIO_MCP_BIN`).
+fn time_server() -> Value {
+    let bin = std::env::var("ALISIO_MCP_BIN").map(std::path::PathBuf::from).unwrap_or_else(|_| {
+        std::path::PathBuf::from(std::env::var("HOME").unwrap())
+            .join(".cache/alisio-mcp/venv-mcp-server-time-2026.10.19/bin")
+    });
+    json!({"command": bin.join("mcp-server-time"), "args": ["--local-timezone", "UTC"], "permission": "allow"})
+}
+
+#[tokio::test]
+#[ignore = "needs the llama.cpp server of ./tests/run"]
+async fn a_manual_compaction_from_the_cli_with_an_mcp_server_is_served_from_the_prefix_cache() {
+    let port = free_port();
+    let server = LlamaServer::start(port).await;
+    let mut h = Harness::with_config(
+        vec![],
+        json!({
+            "provider": {"baseUrl": server.base_url, "model": "gemma3-270m", "timeoutMs": 120000, "maxRetries": 2},
+            "limits": {"maxOutputTokens": 24},
+            "plugins": [],
+            "permissions": {"shell": "deny", "write": "deny"},
+            "compaction": {"keepTurns": 1, "maxOutputTokens": 256},
+            "mcpServers": {"time": time_server()},
+        }),
+    )
+    .await;
+    let workdir = std::env::temp_dir().join("alisio-real-server-mcp-workspace");
+    let _ = std::fs::remove_dir_all(&workdir);
+    std::fs::create_dir_all(&workdir).unwrap();
+    h.workdir = Some(workdir);
+
+    let first = h.run(&[], &format!("Read this and answer in one line. {}", prose("parser", 500))).await;
+    first.assert_ok();
+    let session = first.session();
+    h.run(&["--session", &session], &format!("Now also read this. {}", prose("lexer", 300))).await.assert_ok();
+    // `alisio compact` starts no MCP server: its summarizer request must still carry the catalog
+    // the last turn sent, or the server re-reads everything from the tool definitions on.
+    h.alisio(&["compact", &session, "--json"]).await;
+    let calls = turn_calls(&h);
+    let summary = calls.iter().position(|c| c["purpose"] == "compaction").expect("a compaction call");
+    let previous_prompt = calls[summary - 1]["prompt"].as_u64().unwrap();
+    let cached = calls[summary]["cached"].as_u64().unwrap();
+    assert!(
+        cached as f64 >= 0.95 * previous_prompt as f64,
+        "the summary request reused {cached} of the previous {previous_prompt} prompt tokens: {calls:?}"
+    );
+    eprintln!("model calls against the real server, MCP configured: {calls:#?}");
+    let tools = h.rows("SELECT tools FROM model_calls ORDER BY id");
+    assert!(tools.iter().all(|r| r[0].as_str().is_some_and(|t| t.contains("mcp__time__"))), "{tools:?}");
+    server.stop().await;
+}

@@ -672,11 +672,36 @@ export type ModelPageRequest = { session: string, offset: number, limit: number,
 
 export type MessageRequest = { session: string, seq: number, };
 
-export type ContextMeter = { strategy: Strategy, windowTokens: number | null, windowSource: WindowSource | null, 
+export type ContextMeter = { 
 /**
- * False when the window is reported above 2,000,000 tokens: the character budget decides.
+ * The strategy in force ([`strategy_in_force`]).
  */
-windowTrusted: boolean, threshold: number, maxContextChars: number, reducibleChars: number, toolCatalogChars: number, estimatedTokens: number, };
+strategy: Strategy, windowTokens: number | null, windowSource: WindowSource | null, 
+/**
+ * False when no window is known or it is reported above [`WINDOW_TRUST_LIMIT`] tokens: the
+ * character budget decides.
+ */
+windowTrusted: boolean, 
+/**
+ * The limit the meter is drawn against: the trusted window, else `maxContextChars` in tokens.
+ */
+limitTokens: number, 
+/**
+ * The trigger in force, a fraction of `limitTokens` ([`threshold_in_force`]).
+ */
+threshold: number, maxContextChars: number, reducibleChars: number, toolCatalogChars: number, estimatedTokens: number, 
+/**
+ * `estimatedTokens` over `limitTokens`, at most 1.
+ */
+used: number, 
+/**
+ * The tool catalog's share of `limitTokens`, at most 1.
+ */
+catalog: number, 
+/**
+ * Whether the next request is at or past the trigger.
+ */
+over: boolean, };
 
 export type RunTurn = { 
 /**

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { CHECKPOINT_SECTIONS, PINNED_HEADING, type CompactionView, type ContextMeter, type Fidelity, type Missing, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
-import { fidelityLabel, formatChars, formatTokens, meterParts, preview } from "./logic";
+import { fidelityLabel, formatChars, formatTokens, meterLimitLabel, preview } from "./logic";
 
 export function Collapsible(props: { text: string; testId?: string }) {
   const [open, setOpen] = useState(false);
@@ -102,18 +102,19 @@ export function CheckpointCard(props: { compaction: CompactionView | undefined; 
 export function Meter(props: { meter: ContextMeter | null }) {
   const m = props.meter;
   if (!m) return <div class="meter muted">measuring…</div>;
-  const parts = meterParts(m);
+  // Every figure is the engine's (views_context_meter): the window draws, it decides nothing.
+  const limit = meterLimitLabel(m);
   return (
     <div class="meter" data-testid="context-meter">
-      <div class="meter-bar" title={`${Math.round(parts.used * 100)} % of ${parts.limitLabel}`}>
-        <div class={`meter-used ${parts.over ? "over" : ""}`} style={{ width: `${parts.used * 100}%` }} />
-        <div class="meter-catalog" style={{ width: `${parts.catalog * 100}%` }} />
-        <div class="meter-threshold" style={{ left: `${parts.threshold * 100}%` }} />
+      <div class="meter-bar" title={`${Math.round(m.used * 100)} % of ${limit}`}>
+        <div class={`meter-used ${m.over ? "over" : ""}`} style={{ width: `${m.used * 100}%` }} />
+        <div class="meter-catalog" style={{ width: `${m.catalog * 100}%` }} />
+        <div class="meter-threshold" style={{ left: `${m.threshold * 100}%` }} />
       </div>
       <div class="meter-legend">
-        ≈ {formatTokens(m.estimatedTokens)} of {parts.limitLabel} · threshold {Math.round(parts.threshold * 100)} % ·{" "}
+        ≈ {formatTokens(m.estimatedTokens)} of {limit} · threshold {Math.round(m.threshold * 100)} % ·{" "}
         tool catalog {formatChars(m.toolCatalogChars)} · conversation {formatChars(m.reducibleChars)} / hard limit{" "}
-        {formatChars(m.maxContextChars)} · strategy {m.strategy}
+        {formatChars(m.maxContextChars)} · strategy <span data-testid="meter-strategy">{m.strategy}</span>
       </div>
     </div>
   );

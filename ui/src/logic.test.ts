@@ -4,7 +4,7 @@ import { IDLE, reduceUiEvent } from "./hooks/engineEvents";
 import { ago, ftsQuery, libraryAgents, libraryRows, NO_LIBRARY_FILTERS } from "./logic";
 import { agentName, breakLabel, compositionBars, formatUsd, missingLabel, recentHitRate, sourceBadge, stackedUsage } from "./logic";
 import { defaultHint, getIn, numberValue, optionsAt, rangeHint, setIn } from "./logic";
-import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterParts, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
+import { appendAfter, cacheVerdict, chartBars, chartMax, filterSessions, sessionFigures, firstVisible, formatSpan, prefixParts, meterLimitLabel, offsets, parseSlashCompact, searchMessages, readOnlyReason, sourceNotes, storedRows, addToCheckpoint, fidelityLabel, profileName, withProfile } from "./logic";
 
 let seq = 0;
 function msg(partial: Partial<StoredMessage>): StoredMessage {
@@ -83,22 +83,14 @@ describe("storedRows", () => {
   });
 });
 
-describe("meterParts", () => {
+describe("meterLimitLabel", () => {
   const base: ContextMeter = {
-    strategy: "native", windowTokens: 10_000, windowSource: "models", windowTrusted: true, threshold: 0.85, maxContextChars: 800_000,
-    reducibleChars: 30_000, toolCatalogChars: 4_000, estimatedTokens: 8_500,
+    strategy: "native", windowTokens: 10_000, windowSource: "models", windowTrusted: true, limitTokens: 10_000, threshold: 0.85,
+    maxContextChars: 800_000, reducibleChars: 30_000, toolCatalogChars: 4_000, estimatedTokens: 8_500, used: 0.85, catalog: 0.1, over: true,
   };
-  it("measures against a trusted window, catalog included", () => {
-    const parts = meterParts(base);
-    expect(parts.limitTokens).toBe(10_000);
-    expect(parts.used).toBeCloseTo(0.85);
-    expect(parts.catalog).toBeCloseTo(0.1);
-    expect(parts.over).toBe(true);
-  });
-  it("falls back to maxContextChars / 4 for unknown or untrusted windows", () => {
-    expect(meterParts({ ...base, windowTokens: null }).limitTokens).toBe(200_000);
-    expect(meterParts({ ...base, windowTokens: 5_000_000 }).limitLabel).toContain("maxContextChars / 4");
-    expect(meterParts(base).limitLabel).toBe("window 10.0k tokens (GET /models)");
+  it("names the window the engine measured against, or the character fallback", () => {
+    expect(meterLimitLabel(base)).toBe("window 10.0k tokens (GET /models)");
+    expect(meterLimitLabel({ ...base, windowTokens: 5_000_000, windowTrusted: false, limitTokens: 200_000 })).toBe("maxContextChars / 4 = 200.0k tokens");
   });
 });
 

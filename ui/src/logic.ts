@@ -1,7 +1,7 @@
 // Pure view logic: grouping the stored transcript, sizes, the context meter, search. No DOM here,
 // so it is unit-tested with Vitest.
 import { CONFIG_SCHEMA } from "./configSchema";
-import { AGENTS, CHARS_PER_TOKEN, WINDOW_TRUST_LIMIT, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview, type SessionTotals } from "./bindings";
+import { AGENTS, CHARS_PER_TOKEN, type BreakCause, type CacheBreak, type CallCache, type CallComposition, type UsageRow, type CallDiff, type CallSummary, type MissingPart, type RequestSource, type CompactionView, type ModelCallRecord, type SessionSummary, type ContextMeter, type StoredMessage, type StoredView, type ToolCall, type WindowSource, type Trigger, type Strategy, type StrategyPreview, type SessionTotals } from "./bindings";
 
 /** One row of the stored transcript. */
 export type Row =
@@ -112,28 +112,9 @@ export function windowLabel(source: WindowSource | null): string {
   }
 }
 
-/** Where the next request stands against its limits, as fractions for the meter. */
-export function meterParts(m: ContextMeter): {
-  limitTokens: number;
-  limitLabel: string;
-  used: number;
-  catalog: number;
-  threshold: number;
-  over: boolean;
-} {
-  const fallback = Math.floor(m.maxContextChars / CHARS_PER_TOKEN);
-  const trusted = m.windowTokens !== null && m.windowTokens <= WINDOW_TRUST_LIMIT;
-  const limitTokens = trusted ? (m.windowTokens as number) : fallback;
-  const limitLabel = trusted ? `window ${formatTokens(limitTokens)} (${windowLabel(m.windowSource)})` : `maxContextChars / 4 = ${formatTokens(fallback)}`;
-  const catalogTokens = tokensOf(m.toolCatalogChars);
-  return {
-    limitTokens,
-    limitLabel,
-    used: Math.min(1, m.estimatedTokens / limitTokens),
-    catalog: Math.min(1, catalogTokens / limitTokens),
-    threshold: m.threshold,
-    over: m.estimatedTokens >= m.threshold * limitTokens,
-  };
+/** What the meter is drawn against, in words (the engine decides which limit: `limitTokens`). */
+export function meterLimitLabel(m: ContextMeter): string {
+  return m.windowTrusted ? `window ${formatTokens(m.limitTokens)} (${windowLabel(m.windowSource)})` : `maxContextChars / 4 = ${formatTokens(m.limitTokens)}`;
 }
 
 /** Seqs of messages matching `query` (case-insensitive) in content, tool names or arguments. */

@@ -32,6 +32,8 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls breaks", &["calls::breaks"]),
     ("calls savings", &["calls::compaction_costs"]),
     ("usage", &["usage::report"]),
+    ("prices show", &["prices::show"]),
+    ("prices update", &["prices::update"]),
     ("search", &["search::messages"]),
     ("pin", &["pins::add", "pins::list", "pins::remove"]),
     ("import", &["import::paths"]),

@@ -39,7 +39,7 @@ pub fn typescript() -> String {
         crate::error::ApiError, crate::error::ErrorCode, crate::events::UiEvent,
         crate::sessions::Nothing, crate::sessions::SessionRequest, crate::sessions::SessionsFilter,
         crate::views::StoredRequest, crate::views::PageRequest, crate::views::SinceRequest, crate::views::AroundRequest,
-        crate::views::ModelPageRequest, crate::views::MessageRequest, crate::views::ContextMeter,
+        crate::views::ModelPageRequest, crate::views::MessageRequest, e::compaction::guard::ContextMeter,
         crate::turns::RunTurn, crate::turns::PermissionAnswer,
         crate::compaction::CompactRequest, crate::compaction::ApplyProposal, crate::compaction::ProposalRequest,
         crate::compaction::CheckpointRequest, crate::forks::ForkRequest, crate::forks::Forked, crate::forks::SessionDiffRequest,

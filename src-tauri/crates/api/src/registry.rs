@@ -65,7 +65,7 @@ commands! {
     views_model => views::model(crate::sessions::SessionRequest) -> alisio_engine::view::ModelView;
     views_model_page => views::model_page(crate::views::ModelPageRequest) -> alisio_engine::view::ModelViewPage;
     views_trimmed_diff => views::trimmed_diff(crate::views::MessageRequest) -> crate::diff::TrimmedDiff;
-    views_context_meter => views::context_meter(crate::sessions::SessionRequest) -> crate::views::ContextMeter;
+    views_context_meter => views::context_meter(crate::sessions::SessionRequest) -> alisio_engine::compaction::guard::ContextMeter;
     turns_run => turns::run(crate::turns::RunTurn) -> alisio_engine::agent::TurnOutcome;
     turns_start => turns::start(crate::turns::RunTurn) -> String;
     turns_cancel => turns::cancel(crate::sessions::SessionRequest) -> bool;

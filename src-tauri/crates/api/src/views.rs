@@ -1,11 +1,9 @@
 //! What a session shows: the stored transcript (paged), the model view (what the next request
 //! carries), the context meter, and trimmed outputs beside their originals.
 
-use alisio_engine::compaction::budget::WINDOW_TRUST_LIMIT;
-use alisio_engine::config::Strategy;
-use alisio_engine::provider::WindowSource;
+use alisio_engine::compaction::guard::ContextMeter;
 use alisio_engine::view::{self, ModelView, ModelViewPage, StoredMessage, StoredView};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use ts_rs::TS;
 
 use crate::diff::{line_diff, TrimmedDiff};
@@ -61,22 +59,6 @@ pub struct ModelPageRequest {
 pub struct MessageRequest {
     pub session: String,
     pub seq: i64,
-}
-
-/// The size of the next request against the limits that apply to it.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct ContextMeter {
-    pub strategy: Strategy,
-    pub window_tokens: Option<u64>,
-    pub window_source: Option<WindowSource>,
-    /// False when the window is reported above 2,000,000 tokens: the character budget decides.
-    pub window_trusted: bool,
-    pub threshold: f64,
-    pub max_context_chars: u64,
-    pub reducible_chars: u64,
-    pub tool_catalog_chars: u64,
-    pub estimated_tokens: u64,
 }
 
 /// Every stored message in order, compacted ones included (`sessions show`).
@@ -169,25 +151,11 @@ pub async fn trimmed_diff(app: &App, request: MessageRequest) -> ApiResult<Trimm
     .await
 }
 
-/// The next request's size against the window in force and the limits.
+/// The next request's size against the window in force and the limits, as the engine measures it.
 pub async fn context_meter(app: &App, request: SessionRequest) -> ApiResult<ContextMeter> {
     let session = app.session(&request.session)?;
     let engine = app.engine()?;
     // The meter counts the MCP tools in force: their servers start with the first session shown.
     engine.mcp().start().await;
-    let pressure = engine.pressure(&session)?;
-    let window = engine.window().await;
-    let config = engine.config();
-    let cache = engine.cache_strategy_active();
-    Ok(ContextMeter {
-        strategy: if cache { Strategy::Cache } else { Strategy::Native },
-        window_tokens: window.map(|w| w.tokens),
-        window_source: window.map(|w| w.source),
-        window_trusted: window.is_none_or(|w| w.tokens <= WINDOW_TRUST_LIMIT),
-        threshold: if cache { config.cache_compact.threshold / 100.0 } else { config.compaction.threshold },
-        max_context_chars: config.limits.max_context_chars,
-        reducible_chars: pressure.reducible_chars,
-        tool_catalog_chars: pressure.tool_catalog_chars,
-        estimated_tokens: pressure.request_tokens(),
-    })
+    Ok(engine.context_meter(&session).await?)
 }

@@ -8,7 +8,21 @@ use crate::events::{Envelope, Event, EventSink};
 use crate::mcp::McpHub;
 use crate::model::ModelCaller;
 use crate::secrets::Secrets;
-use crate::store::{Session, Store};
+use crate::store::{Session, Store, WireApi};
+use crate::transcript::Message;
+use crate::view::{system_prompt, PreparedRequest};
+
+/// Which tool catalog a request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Catalog {
+    /// The tools in force now: the built-in ones and the MCP tools of the servers that are ready.
+    InForce,
+    /// The `tools` array the session's last answered request sent, byte for byte: a summary
+    /// extends that request, so a prompt cache reuses all of it only if the catalog is the same —
+    /// whether or not the MCP servers run in this process (`alisio compact` starts none). The one
+    /// in force when no request was recorded (or it went to another wire API).
+    LastSent,
+}
 
 pub struct Context<'a> {
     pub store: &'a Store,
@@ -34,6 +48,24 @@ impl Context<'_> {
         let tools = self.mcp.tools();
         let window = self.model.known_window();
         Ok(crate::mcp::catalog::in_force(self.store, self.config, &self.session.id, &tools, window)?.specs)
+    }
+
+    /// The one request builder: every request Alisio sends (a turn, the summarizer of every
+    /// strategy, a probe, an overflow retry, a fork's first turn) is the system prompt, `catalog`
+    /// and `live` as the configured wire API writes them; the caller adds only its params and,
+    /// for a summary, the appended request.
+    pub fn prepare(&self, live: Vec<Message>, catalog: Catalog) -> crate::Result<PreparedRequest> {
+        let api = self.config.provider.api;
+        let system = system_prompt(self.config, &self.session.workspace);
+        if catalog == Catalog::LastSent {
+            if let Some((sent_api, tools)) = self.store.last_sent_catalog(&self.session.id)? {
+                if sent_api == WireApi::from(api) {
+                    let tools = tools.unwrap_or_else(|| crate::tools::request_tools(api, &[]));
+                    return Ok(PreparedRequest::with_tools(api, system, live, tools));
+                }
+            }
+        }
+        Ok(PreparedRequest::build(api, system, live, &self.mcp_specs()?))
     }
 
     /// Records the event in the session's event log, then hands it to the sink; secrets are

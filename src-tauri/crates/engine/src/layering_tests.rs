@@ -200,3 +200,101 @@ fn the_reader_sees_grouped_imports_and_ignores_comments_and_tests() {
     let found: Vec<&str> = uses.modules.iter().map(String::as_str).collect();
     assert_eq!(found, ["events", "home", "store", "view"]);
 }
+
+/// `super::<module>` and `crate::compaction::<module>` paths a file of `compaction/` names, in
+/// `use` trees and in code (test code left out).
+#[derive(Default)]
+struct Siblings {
+    modules: BTreeSet<String>,
+}
+
+impl Siblings {
+    fn tree(&mut self, tree: &syn::UseTree, depth: u8) {
+        match tree {
+            syn::UseTree::Path(p) if depth == 0 && p.ident == "super" => self.tree(&p.tree, 1),
+            syn::UseTree::Path(p) if depth == 0 && p.ident == "crate" => self.tree(&p.tree, 2),
+            syn::UseTree::Path(p) if depth == 2 && p.ident == "compaction" => self.tree(&p.tree, 1),
+            syn::UseTree::Path(p) if depth == 1 => {
+                self.modules.insert(p.ident.to_string());
+            }
+            syn::UseTree::Name(n) if depth == 1 => {
+                self.modules.insert(n.ident.to_string());
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.tree(t, depth)),
+            _ => {}
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Siblings {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Use(u) => &u.attrs,
+            _ => return syn::visit::visit_item(self, item),
+        };
+        if !is_test(attrs) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.tree(&item.tree, 0);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let sibling = match names.as_slice() {
+            [first, module, _, ..] if first == "super" => Some(module),
+            [first, compaction, module, _, ..] if first == "crate" && compaction == "compaction" => Some(module),
+            _ => None,
+        };
+        if let Some(module) = sibling {
+            self.modules.insert(module.clone());
+        }
+        syn::visit::visit_path(self, path);
+    }
+}
+
+/// Inside `compaction/`, the same rule: no file imports one that imports it back (the guards —
+/// *when* — use the compactors — *how* —, never the reverse).
+#[test]
+fn no_compaction_module_imports_one_that_imports_it_back() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/compaction");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+        let name = entry.file_stem().unwrap().to_string_lossy().to_string();
+        if entry.extension().is_none_or(|e| e != "rs") || name == "mod" || name.ends_with("tests") {
+            continue;
+        }
+        let mut uses = Siblings::default();
+        uses.visit_file(&syn::parse_file(&std::fs::read_to_string(&entry).unwrap()).unwrap());
+        graph.insert(name.clone(), uses.modules.into_iter().filter(|m| *m != name).collect());
+    }
+    let names: BTreeSet<String> = graph.keys().cloned().collect();
+    for uses in graph.values_mut() {
+        uses.retain(|u| names.contains(u));
+    }
+    let reaches = |from: &str, to: &str| {
+        let (mut seen, mut stack) = (BTreeSet::new(), vec![from.to_string()]);
+        while let Some(module) = stack.pop() {
+            for next in graph.get(&module).into_iter().flatten() {
+                if next == to {
+                    return true;
+                }
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        false
+    };
+    assert!(graph.len() >= 15, "{graph:?}");
+    let cycles: Vec<(&String, &String)> =
+        graph.iter().flat_map(|(m, uses)| uses.iter().map(move |u| (m, u))).filter(|(m, u)| reaches(u, m)).collect();
+    assert!(cycles.is_empty(), "compaction modules that import each other: {cycles:?}");
+    assert!(reaches("guard", "compactor") && reaches("native", "compactor"), "{graph:?}");
+    assert!(!reaches("compactor", "guard") && !reaches("compactor", "native"));
+}

@@ -57,6 +57,16 @@ impl PreparedRequest {
         Self { system, ranges, wire, tools, offers_mcp_tools: !extra.is_empty(), chars, tool_catalog_chars }
     }
 
+    /// The request with a `tools` array given whole (the one a past request sent, byte for byte).
+    pub fn with_tools(api: Api, system: String, live: Vec<Message>, tools: Value) -> Self {
+        let offers_mcp_tools = tools != tools::request_tools(api, &[]);
+        let tool_catalog_chars = tools::catalog_chars(&tools);
+        let chars = system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
+        let ranges = seq_ranges(live.iter().map(|m| m.seq));
+        let wire = wire_messages(api, &system, live);
+        Self { system, ranges, wire, tools, offers_mcp_tools, chars, tool_catalog_chars }
+    }
+
     /// Full-request size: instructions, transcript and tool catalog.
     pub fn request_chars(&self) -> u64 {
         self.chars + self.tool_catalog_chars

@@ -2,7 +2,7 @@
 //! without tool calls. Every step is journaled so a crash leaves a state that can be explained:
 //! a tool that started and never finished is uncertain and is never re-run automatically (README
 //! "Crashes and uncertain tool results"). The top of the engine: it drives compaction through the
-//! session's [`ContextStrategy`] and the model through the [`ModelCaller`]; nothing imports it back.
+//! session's [`ContextGuard`] and the model through the [`ModelCaller`]; nothing imports it back.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 use crate::calls::{self, ReplayReport};
 use crate::claim::SessionClaim;
 use crate::compaction::plugins::{self, CompactionPlugin};
-use crate::compaction::{self, strategy_for, CompactOutcome, Pressure, StepEnd, ToolGate};
+use crate::compaction::{self, guard_for, CompactOutcome, Pressure, StepEnd, ToolGate};
 use crate::config::Config;
-use crate::context::Context;
+use crate::context::{Catalog, Context};
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Envelope, Event, EventSink};
 use crate::mcp::McpHub;
@@ -28,7 +28,6 @@ use crate::store::{Session, Store};
 use crate::telemetry::Telemetry;
 use crate::tools::{Approver, PermissionKind, ToolEnv, ToolOutput};
 use crate::transcript::{NewMessage, ToolCall};
-use crate::view::{system_prompt, PreparedRequest};
 
 /// The result recorded for a call whose outcome is unknown (README "Crashes and uncertain tool results").
 pub const UNCERTAIN_RESULT: &str = "result unknown — the process stopped while this tool was running, so Alisio \
@@ -220,7 +219,7 @@ impl Engine {
         self.mcp.start().await;
 
         let limits = &self.config.limits;
-        let mut strategy = strategy_for(&self.config, &self.plugins);
+        let mut strategy = guard_for(&self.config, &self.plugins);
         let mut tokens_used: u64 = 0;
         let mut overflowed = false;
         for step in 1..=limits.max_steps_per_turn {
@@ -353,6 +352,12 @@ impl Engine {
         compaction::pressure(&self.context(session, &|_: &Envelope| {}, &cancel))
     }
 
+    /// The context meter of `session`'s next request (figures, trust, the strategy in force).
+    pub async fn context_meter(&self, session: &Session) -> Result<compaction::guard::ContextMeter> {
+        let pressure = self.pressure(session)?;
+        Ok(compaction::guard::meter(&self.config, pressure, self.window().await))
+    }
+
     /// The window in force and the source that gave it.
     pub async fn window(&self) -> Option<crate::provider::Window> {
         self.model.window().await
@@ -376,11 +381,6 @@ impl Engine {
             original: original_response,
             replay,
         })
-    }
-
-    /// Whether the cache-compatible strategy is the compactor for the configured model.
-    pub fn cache_strategy_active(&self) -> bool {
-        compaction::cache::cache_strategy_applies(&self.config)
     }
 
     /// Records each uncertain call's uncertainty as its result (and answers calls that never
@@ -430,12 +430,7 @@ struct Step {
 async fn call_model(ctx: &Context<'_>) -> Result<Step> {
     let session = ctx.session;
     let live = ctx.store.live_messages(&session.id)?;
-    let prepared = PreparedRequest::build(
-        ctx.config.provider.api,
-        system_prompt(ctx.config, &session.workspace),
-        live,
-        &ctx.mcp_specs()?,
-    );
+    let prepared = ctx.prepare(live, Catalog::InForce)?;
     let options = RequestOptions { max_tokens: ctx.config.limits.max_output_tokens, tool_choice_none: false };
     // Streamed text is shown as it arrives, less any secret (which may arrive split in pieces).
     let mut stream = ctx.secrets.stream();

@@ -115,15 +115,13 @@ impl Judge<'_> {
         let (cause, lost) = if !old_call.model.is_empty() && old_call.model != new_call.model {
             (BreakCause::Model, reusable.saturating_sub(cached.unwrap_or(0)))
         } else if let Some(divergence) = divergence {
-            let cause = if self.compaction_between(old_call, new_call) {
-                BreakCause::Compaction
-            } else {
-                match divergence.part {
-                    "system" => BreakCause::System,
-                    "tools" => BreakCause::Tools,
-                    "params" => BreakCause::Params,
-                    _ => BreakCause::Messages,
-                }
+            // A changed catalog is `tools` whichever call it lands on (a compaction's included).
+            let cause = match divergence.part {
+                "tools" => BreakCause::Tools,
+                _ if self.compaction_between(old_call, new_call) => BreakCause::Compaction,
+                "system" => BreakCause::System,
+                "params" => BreakCause::Params,
+                _ => BreakCause::Messages,
             };
             // What the server said it reused counts where it is more than the shared prefix.
             (cause, reusable.saturating_sub(kept.max(cached.unwrap_or(0))))
@@ -172,6 +170,11 @@ pub fn breaks(store: &Store, record: &Session, forensics: &super::Forensics) -> 
     let mut last: [Option<(usize, Rendered)>; 4] = [None, None, None, None];
     let mut out = Vec::new();
     for (i, call) in calls.iter().enumerate() {
+        // A call nothing answered (the server was down, the request refused) cached nothing: it
+        // is no link of the chain, and the next call is judged against the one before it.
+        if call.error.is_some() {
+            continue;
+        }
         let rendered = render(&rebuilder.rebuild(call)?.body);
         let slot = chain(call.purpose) as usize;
         if let Some((j, old)) = &last[slot] {

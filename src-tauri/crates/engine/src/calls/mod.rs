@@ -542,14 +542,33 @@ fn shared_prefix(old: &Rendered, new: &Rendered) -> (u64, Option<Divergence>) {
             Some((new_part, _, new_value)) if new_part == part && new_value == old_value => {
                 prefix += text(old_value).chars().count() as u64;
             }
-            Some((new_part, new_index, new_value)) => {
+            Some((new_part, new_index, new_value)) if new_part == part => {
                 prefix += common_prefix(&text(old_value), &text(new_value));
-                let (path, before, after) = if new_part == part {
-                    first_difference(old_value, new_value, String::new()).unwrap_or_default()
-                } else {
-                    (String::new(), excerpt(Some(old_value)), excerpt(Some(new_value)))
-                };
+                let (path, before, after) = first_difference(old_value, new_value, String::new()).unwrap_or_default();
                 return (prefix, Some(Divergence { part: new_part, index: *new_index, path, before, after }));
+            }
+            // Parts differ at this position: one request has an item of the earlier part the other
+            // lacks (a tool removed: the old request's tool stands where the new one's first
+            // message does). Like is compared with like: that item against its absence.
+            Some((new_part, new_index, new_value)) => {
+                let divergence = if rank(part) < rank(new_part) {
+                    Divergence {
+                        part,
+                        index: *index,
+                        path: String::new(),
+                        before: excerpt(Some(old_value)),
+                        after: "(absent)".into(),
+                    }
+                } else {
+                    Divergence {
+                        part: new_part,
+                        index: *new_index,
+                        path: String::new(),
+                        before: "(absent)".into(),
+                        after: excerpt(Some(new_value)),
+                    }
+                };
+                return (prefix, Some(divergence));
             }
             None => {
                 let divergence = Divergence {
@@ -564,6 +583,16 @@ fn shared_prefix(old: &Rendered, new: &Rendered) -> (u64, Option<Divergence>) {
         }
     }
     (prefix, None)
+}
+
+/// The order of a request's parts as rendered: system, tools, messages, params.
+fn rank(part: &str) -> u8 {
+    match part {
+        "system" => 0,
+        "tools" => 1,
+        "messages" => 2,
+        _ => 3,
+    }
 }
 
 fn rendered_chars(r: &Rendered) -> u64 {

@@ -37,8 +37,9 @@ pub fn cache_strategy_applies(config: &Config) -> bool {
 
 /// The trip decision after a step: `(trip now, latch afterwards)`. The latch holds while usage stays
 /// at or above the threshold and re-arms only once usage falls back below it.
-pub fn check_trip(total_tokens: u64, limit: u64, threshold_percent: f64, latched: bool) -> (bool, bool) {
-    let over = total_tokens as f64 * 100.0 >= threshold_percent * limit as f64;
+pub fn check_trip(total_tokens: u64, limit: u64, threshold: f64, latched: bool) -> (bool, bool) {
+    // Tokens are whole: a millionth of one absorbs the fraction's rounding (0.68 × 10,000).
+    let over = total_tokens as f64 >= threshold * limit as f64 - 1e-6;
     match (over, latched) {
         (false, _) => (false, false),
         (true, false) => (true, true),
@@ -67,7 +68,7 @@ pub(super) async fn trip_after_step(
     };
     let limit = ctx.model.context_window().await.unwrap_or(ctx.config.cache_compact.context_limit);
     let latched = ctx.store.cache_latched(&session.id)?;
-    let (trip, latched_after) = check_trip(total, limit, ctx.config.cache_compact.threshold, latched);
+    let (trip, latched_after) = check_trip(total, limit, ctx.config.cache_compact.threshold_fraction(), latched);
     if latched_after != latched {
         ctx.store.set_cache_latched(&session.id, latched_after)?;
     }
@@ -90,7 +91,7 @@ pub(super) async fn trip_after_step(
         kind: TriggerKind::Threshold,
         prompt_tokens: Some(total),
         window: Some(limit),
-        threshold: Some(ctx.config.cache_compact.threshold / 100.0),
+        threshold: Some(ctx.config.cache_compact.threshold_fraction()),
     }))
 }
 
@@ -207,11 +208,11 @@ mod tests {
     #[test]
     fn the_latch_trips_once_and_rearms_below_the_threshold() {
         let limit = 10_000;
-        assert_eq!(check_trip(6_700, limit, 68.0, false), (false, false));
-        assert_eq!(check_trip(6_800, limit, 68.0, false), (true, true));
-        assert_eq!(check_trip(9_000, limit, 68.0, true), (false, true), "still above: no second trip");
-        assert_eq!(check_trip(1_000, limit, 68.0, true), (false, false), "re-armed");
-        assert_eq!(check_trip(7_000, limit, 68.0, false), (true, true));
+        assert_eq!(check_trip(6_700, limit, 0.68, false), (false, false));
+        assert_eq!(check_trip(6_800, limit, 0.68, false), (true, true));
+        assert_eq!(check_trip(9_000, limit, 0.68, true), (false, true), "still above: no second trip");
+        assert_eq!(check_trip(1_000, limit, 0.68, true), (false, false), "re-armed");
+        assert_eq!(check_trip(7_000, limit, 0.68, false), (true, true));
     }
 
     #[test]

@@ -66,9 +66,9 @@ pub(super) async fn guard(
             } else {
                 tracing::debug!(?trigger, "automatic compaction due");
                 let fired = trigger.record(compaction.threshold);
-                let strategy = super::strategy::default_strategy(ctx.config);
+                let strategy = super::compactor::default_strategy(ctx.config);
                 let outcome =
-                    super::strategy::compact_now(ctx, plugins, strategy, CompactionReason::Auto, None, false, fired)
+                    super::compactor::compact_now(ctx, plugins, strategy, CompactionReason::Auto, None, false, fired)
                         .await?;
                 attempt = CompactionAttempt::from(&outcome);
                 pressure = self::pressure(ctx)?;

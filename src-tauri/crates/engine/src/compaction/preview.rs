@@ -6,10 +6,10 @@ use serde::Serialize;
 
 use super::boundary::select_safe_boundary;
 use super::budget::{auto_compaction_due, Pressure};
+use super::compactor::default_strategy;
 use super::fit::pressure;
 use super::mask;
 use super::pins;
-use super::strategy::default_strategy;
 use super::summarize::{shape_of, summarizer_reads};
 use crate::config::Strategy;
 use crate::context::Context;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::context::Context;
+use crate::context::{Catalog, Context};
 use crate::error::{Error, Result};
 use crate::events::{CompactionReason, Event, Size};
 use crate::model::{Outgoing, Purpose};
@@ -16,7 +16,6 @@ use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger};
 use crate::store::JournalState;
 use crate::transcript::{estimate_tokens, Message, Role};
-use crate::view::{system_prompt, PreparedRequest};
 
 use super::boundary::{select_safe_boundary, Shape};
 use super::checkpoint::{add_trail, parse_checkpoint, render, summary_request, Checkpoint, OutputField, Parsed};
@@ -350,8 +349,7 @@ pub(crate) async fn request_summary(
     appended: &str,
     options: RequestOptions,
 ) -> Result<Result<(i64, Completion, u64), CompactOutcome>> {
-    let system = system_prompt(ctx.config, &ctx.session.workspace);
-    let prepared = PreparedRequest::build(ctx.config.provider.api, system, live, &ctx.mcp_specs()?);
+    let prepared = ctx.prepare(live, Catalog::LastSent)?;
     let outgoing = Outgoing { purpose, prepared: &prepared, appended: Some(appended), options };
     match ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await {
         Ok((call_id, mut completion)) => {

@@ -399,6 +399,13 @@ pub struct CacheCompactConfig {
     pub resume_prompt: String,
 }
 
+impl CacheCompactConfig {
+    /// `threshold` as a fraction of the limit, the unit every other trigger is written in.
+    pub fn threshold_fraction(&self) -> f64 {
+        self.threshold / 100.0
+    }
+}
+
 impl Default for CacheCompactConfig {
     fn default() -> Self {
         Self {

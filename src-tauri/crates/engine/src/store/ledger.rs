@@ -348,6 +348,23 @@ impl Store {
         })
     }
 
+    /// The wire API and `tools` (NULL: the built-in catalog alone) of the session's last request
+    /// that extends its conversation (a turn or a summary) and was answered.
+    pub fn last_sent_catalog(&self, session: &str) -> Result<Option<(WireApi, Option<serde_json::Value>)>> {
+        self.read(|conn| {
+            let row = conn
+                .prepare_cached(
+                    "SELECT api, tools FROM model_calls
+                     WHERE session_id = ?1 AND purpose IN ('turn', 'compaction', 'cache-summary') AND error IS NULL
+                       AND coalesce(request_source, 'alisio') = 'alisio'
+                     ORDER BY id DESC LIMIT 1",
+                )?
+                .query_row([session], |r| Ok((r.get::<_, WireApi>(0)?, r.get::<_, Option<String>>(1)?)))
+                .optional()?;
+            Ok(row.map(|(api, tools)| (api, tools.and_then(|t| serde_json::from_str(&t).ok()))))
+        })
+    }
+
     /// The `tools` a call carried when they were not the built-in catalog alone.
     pub fn model_call_tools(&self, id: i64) -> Result<Option<serde_json::Value>> {
         self.read(|conn| {

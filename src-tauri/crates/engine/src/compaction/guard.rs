@@ -1,24 +1,29 @@
-//! The two compaction strategies behind one trait, chosen once per session and model
-//! (`compaction.strategy`, `cacheCompact.models`): the agent loop calls the hooks and holds no
-//! strategy flags of its own. Per-turn state (the native last-resort latch, the cache trip) lives
-//! in the strategy value, which the loop creates at the start of each turn.
+//! *When* a session's history is compacted: the guard the agent loop calls around each model call,
+//! chosen once per session and model (`compaction.strategy`, `cacheCompact.models`). The native
+//! guard checks its trigger before a call (`native`), the cache guard trips on the server-reported
+//! usage after a step (`cache`); a provider's refusal as too long is the overflow trigger. Each
+//! trigger is a fraction of the window in force ([`threshold_in_force`]; `cacheCompact.threshold`
+//! is written as a percentage). The compaction itself is the compactor's (`compactor`). Per-turn
+//! state (the native last-resort latch, the cache trip) lives in the guard value, which the loop
+//! creates at the start of each turn.
 
 use futures_util::future::BoxFuture;
+use serde::Serialize;
 
-use super::budget::auto_compaction_due;
+use super::budget::{Pressure, WINDOW_TRUST_LIMIT};
 use super::cache::{self, cache_strategy_applies};
+use super::compactor::{compact_now, default_strategy};
 use super::fit::pressure;
-use super::mask::mask;
 use super::native;
 use super::plugins::CompactionPlugin;
-use super::summarize::{compact, CompactOutcome};
+use super::summarize::CompactOutcome;
 use crate::config::{Config, Strategy};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::CompactionReason;
-use crate::provider::Completion;
+use crate::provider::{Completion, Window, WindowSource};
 use crate::store::compactions::Trigger;
-use crate::transcript::estimate_tokens;
+use crate::transcript::{estimate_tokens, CHARS_PER_TOKEN};
 
 /// Whether the calls of an answer may run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +45,7 @@ pub enum StepEnd {
 }
 
 /// The hooks the agent loop calls around each model call.
-pub trait ContextStrategy: Send {
+pub trait ContextGuard: Send {
     /// Before a model call: make the next request fit (compact, reduce, or refuse with the budget error).
     fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>>;
 
@@ -57,64 +62,29 @@ pub trait ContextStrategy: Send {
 }
 
 /// The strategy in force for `config`'s provider and model: exactly one compactor acts.
-pub fn strategy_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>]) -> Box<dyn ContextStrategy + 'p> {
+pub fn guard_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>]) -> Box<dyn ContextGuard + 'p> {
     if cache_strategy_applies(config) {
-        Box::new(CacheStrategy::default())
+        Box::new(CacheGuard::default())
     } else {
-        Box::new(NativeStrategy { plugins, turn: native::TurnMemory::default() })
+        Box::new(NativeGuard { plugins, turn: native::TurnMemory::default() })
     }
 }
 
-/// A compaction asked for by hand (`alisio compact`, the compaction dialog).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ManualCompaction<'a> {
-    /// Instructions for the summarizer.
-    pub focus: Option<&'a str>,
-    /// Store the checkpoint as a proposal and hide nothing.
-    pub preview: bool,
-    /// The strategy chosen; none: `default_strategy`.
-    pub strategy: Option<Strategy>,
-}
-
-/// The strategy a compaction runs under when none is chosen: `compaction.strategy`, except that
-/// `cache` compacts by hand (and where its models do not apply) with the native summary, as it
-/// always has; the cache cut runs only when chosen explicitly or when its trip fires.
-pub fn default_strategy(config: &Config) -> Strategy {
+/// The strategy in force for the session's provider and model: `cache` only where
+/// `cacheCompact.models` applies it (elsewhere a `cache` setting compacts natively).
+pub fn strategy_in_force(config: &Config) -> Strategy {
     match config.compaction.strategy {
-        Strategy::Cache => Strategy::Native,
+        Strategy::Cache if !cache_strategy_applies(config) => Strategy::Native,
         other => other,
     }
 }
 
-/// One compaction under `strategy`: `mask` masks old tool results and calls no summarizer;
-/// `hybrid` masks first and summarizes only when the request is still over the threshold; `cache`
-/// summarizes by appending to the live request and cuts all of it; `native` summarizes all but the
-/// kept turns. A preview always summarizes natively (only a checkpoint has something to review).
-pub async fn compact_now(
-    ctx: &Context<'_>,
-    plugins: &[Box<dyn CompactionPlugin>],
-    strategy: Strategy,
-    reason: CompactionReason,
-    focus: Option<&str>,
-    preview: bool,
-    trigger: Trigger,
-) -> Result<CompactOutcome> {
-    match strategy {
-        Strategy::Mask if !preview => mask(ctx, &trigger).await,
-        Strategy::Hybrid if !preview => {
-            let masked = mask(ctx, &trigger).await?;
-            let window = ctx.model.context_window().await;
-            let settings = &ctx.config.compaction;
-            let due =
-                auto_compaction_due(pressure(ctx)?, window, settings.threshold, ctx.config.limits.max_context_chars);
-            match due {
-                // Still over after masking: the summary, on the figures masking left.
-                Some(due) => compact(ctx, plugins, reason, focus, false, due.record(settings.threshold)).await,
-                None => Ok(masked),
-            }
-        }
-        Strategy::Cache if !preview => cache::cache_compact(ctx, trigger).await,
-        _ => compact(ctx, plugins, reason, focus, preview, trigger).await,
+/// The trigger in force, as a fraction of the window: `cacheCompact.threshold` (a percentage) for
+/// the cache strategy, `compaction.threshold` for the others.
+pub fn threshold_in_force(config: &Config) -> f64 {
+    match strategy_in_force(config) {
+        Strategy::Cache => config.cache_compact.threshold_fraction(),
+        _ => config.compaction.threshold,
     }
 }
 
@@ -154,13 +124,13 @@ pub async fn compact_after_overflow(
 }
 
 /// Native: checkpoints before a call when a trigger fires; the hard limit at every call.
-struct NativeStrategy<'p> {
+struct NativeGuard<'p> {
     plugins: &'p [Box<dyn CompactionPlugin>],
     /// What the guard remembers within a turn.
     turn: native::TurnMemory,
 }
 
-impl ContextStrategy for NativeStrategy<'_> {
+impl ContextGuard for NativeGuard<'_> {
     fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>> {
         Box::pin(native::guard(ctx, self.plugins, &mut self.turn))
     }
@@ -181,12 +151,12 @@ impl ContextStrategy for NativeStrategy<'_> {
 
 /// Cache-compatible: trips on the server-reported usage after a step, then summarizes by appending and cuts.
 #[derive(Default)]
-struct CacheStrategy {
+struct CacheGuard {
     /// The step's trip, with its figures.
     tripped: Option<Trigger>,
 }
 
-impl ContextStrategy for CacheStrategy {
+impl ContextGuard for CacheGuard {
     fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>> {
         Box::pin(async move { cache::guard(ctx) })
     }
@@ -218,9 +188,93 @@ impl ContextStrategy for CacheStrategy {
     }
 }
 
+/// Where the next request stands against the limits in force, for the context meter: computed
+/// once here, forwarded by the API, drawn by the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ContextMeter {
+    /// The strategy in force ([`strategy_in_force`]).
+    pub strategy: Strategy,
+    pub window_tokens: Option<u64>,
+    pub window_source: Option<WindowSource>,
+    /// False when no window is known or it is reported above [`WINDOW_TRUST_LIMIT`] tokens: the
+    /// character budget decides.
+    pub window_trusted: bool,
+    /// The limit the meter is drawn against: the trusted window, else `maxContextChars` in tokens.
+    pub limit_tokens: u64,
+    /// The trigger in force, a fraction of `limitTokens` ([`threshold_in_force`]).
+    pub threshold: f64,
+    pub max_context_chars: u64,
+    pub reducible_chars: u64,
+    pub tool_catalog_chars: u64,
+    pub estimated_tokens: u64,
+    /// `estimatedTokens` over `limitTokens`, at most 1.
+    pub used: f64,
+    /// The tool catalog's share of `limitTokens`, at most 1.
+    pub catalog: f64,
+    /// Whether the next request is at or past the trigger.
+    pub over: bool,
+}
+
+/// The meter for a request of `pressure` under `config`, with `window` the window in force.
+pub fn meter(config: &Config, pressure: Pressure, window: Option<Window>) -> ContextMeter {
+    let trusted = window.filter(|w| w.tokens <= WINDOW_TRUST_LIMIT);
+    let limit_tokens = trusted.map_or(config.limits.max_context_chars / CHARS_PER_TOKEN, |w| w.tokens).max(1);
+    let threshold = threshold_in_force(config);
+    let estimated_tokens = pressure.request_tokens();
+    let share = |tokens: u64| (tokens as f64 / limit_tokens as f64).min(1.0);
+    ContextMeter {
+        strategy: strategy_in_force(config),
+        window_tokens: window.map(|w| w.tokens),
+        window_source: window.map(|w| w.source),
+        window_trusted: trusted.is_some(),
+        limit_tokens,
+        threshold,
+        max_context_chars: config.limits.max_context_chars,
+        reducible_chars: pressure.reducible_chars,
+        tool_catalog_chars: pressure.tool_catalog_chars,
+        estimated_tokens,
+        used: share(estimated_tokens),
+        catalog: share(estimate_tokens(pressure.tool_catalog_chars)),
+        over: estimated_tokens as f64 >= threshold * limit_tokens as f64,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_context_overflow;
+    use super::*;
+    use crate::provider::{Window, WindowSource};
+
+    #[test]
+    fn the_meter_measures_against_the_trusted_window_under_the_strategy_in_force() {
+        let resolve = |file: &crate::config::ConfigFile| Config::resolve(file.clone()).unwrap();
+        let mut file = crate::config::ConfigFile::default();
+        file.compaction.threshold = 0.85;
+        file.cache_compact.threshold = 60.0;
+        let pressure = Pressure { reducible_chars: 30_000, tool_catalog_chars: 4_000 };
+        let window = Some(Window { tokens: 10_000, source: WindowSource::Models });
+        let m = meter(&resolve(&file), pressure, window);
+        assert_eq!((m.limit_tokens, m.estimated_tokens, m.window_trusted), (10_000, 8_500, true));
+        assert!((m.used - 0.85).abs() < 1e-9 && (m.catalog - 0.1).abs() < 1e-9);
+        assert!(m.over, "8,500 of 10,000 tokens is at the 85 % trigger");
+        // A window above the trust limit, or none: maxContextChars / 4 decides.
+        let huge = Some(Window { tokens: 5_000_000, source: WindowSource::Models });
+        let m = meter(&resolve(&file), pressure, huge);
+        assert_eq!((m.window_trusted, m.limit_tokens), (false, file.limits.max_context_chars / 4));
+        assert_eq!(meter(&resolve(&file), pressure, None).limit_tokens, file.limits.max_context_chars / 4);
+        // Each of the four strategies is named as configured; cache's trigger is its own, as a fraction.
+        for strategy in [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid] {
+            file.compaction.strategy = strategy;
+            let m = meter(&resolve(&file), pressure, window);
+            assert_eq!(m.strategy, strategy);
+            assert_eq!(m.threshold, if strategy == Strategy::Cache { 0.6 } else { 0.85 });
+        }
+        // Cache where `cacheCompact.models` does not apply it compacts natively.
+        file.compaction.strategy = Strategy::Cache;
+        file.cache_compact.models = vec!["other/model".into()];
+        assert_eq!(meter(&resolve(&file), pressure, window).strategy, Strategy::Native);
+    }
 
     #[test]
     fn context_overflow_is_told_from_other_refusals() {
