@@ -25,6 +25,7 @@ export const CONFIG_SCHEMA = {
       }
     },
     "compaction": {
+      "description": "When and how the history is compacted as the context fills up.",
       "$ref": "#/$defs/CompactionConfig",
       "default": {
         "auto": true,
@@ -40,6 +41,7 @@ export const CONFIG_SCHEMA = {
       }
     },
     "cacheCompact": {
+      "description": "The cache-compatible strategy: a summary appended to the unchanged request, then the whole history cut.",
       "$ref": "#/$defs/CacheCompactConfig",
       "default": {
         "threshold": 68.0,
@@ -54,6 +56,7 @@ export const CONFIG_SCHEMA = {
       }
     },
     "limits": {
+      "description": "Hard limits on what one request and one turn may take.",
       "$ref": "#/$defs/LimitsConfig",
       "default": {
         "maxContextChars": 800000,
@@ -63,12 +66,14 @@ export const CONFIG_SCHEMA = {
       }
     },
     "pluginHooks": {
+      "description": "Compaction plugins' hooks.",
       "$ref": "#/$defs/PluginHooksConfig",
       "default": {
         "timeoutMs": 5000
       }
     },
     "plugins": {
+      "description": "Compaction plugins: each is asked before and after a compaction (`memory` is built in).",
       "type": "array",
       "items": {
         "$ref": "#/$defs/PluginConfig"
@@ -83,6 +88,7 @@ export const CONFIG_SCHEMA = {
       ]
     },
     "permissions": {
+      "description": "Whether the shell and file writes run without asking.",
       "$ref": "#/$defs/PermissionsConfig",
       "default": {
         "shell": "ask",
@@ -106,6 +112,7 @@ export const CONFIG_SCHEMA = {
       "default": {}
     },
     "activeProfile": {
+      "description": "The profile in force (a key of `profiles`); `--profile` overrides it.",
       "type": [
         "string",
         "null"
@@ -165,18 +172,22 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "id": {
+          "description": "A name for the provider, used in `cacheCompact.models` entries (`id/model`).",
           "type": "string",
           "default": "local"
         },
         "baseUrl": {
+          "description": "The server's OpenAI- or Anthropic-compatible base URL.",
           "type": "string",
           "default": "http://127.0.0.1:8080/v1"
         },
         "model": {
+          "description": "The model id sent with each request.",
           "type": "string",
           "default": "default"
         },
         "apiKeyEnv": {
+          "description": "The environment variable holding the API key (never stored, never seen by tools).",
           "type": "string",
           "default": "OPENAI_API_KEY"
         },
@@ -185,6 +196,7 @@ export const CONFIG_SCHEMA = {
           "default": "chat"
         },
         "contextWindow": {
+          "description": "The window in tokens; first of the window's sources (then the profile's, then the server's report).",
           "type": [
             "integer",
             "null"
@@ -215,6 +227,7 @@ export const CONFIG_SCHEMA = {
           "default": 3
         },
         "retryBaseMs": {
+          "description": "The first retry's delay, in ms; each later one doubles it.",
           "type": "integer",
           "format": "uint64",
           "minimum": 0,
@@ -241,6 +254,7 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "auto": {
+          "description": "Compact automatically when the trigger fires (manual compaction works either way).",
           "type": "boolean",
           "default": true
         },
@@ -320,6 +334,7 @@ export const CONFIG_SCHEMA = {
           "default": []
         },
         "summaryMaxTokens": {
+          "description": "The hand-off summary's output budget.",
           "type": "integer",
           "format": "uint32",
           "minimum": 16,
@@ -335,18 +350,22 @@ export const CONFIG_SCHEMA = {
           "default": 131072
         },
         "autoResume": {
+          "description": "After the cut, continue the turn with `resumePrompt`.",
           "type": "boolean",
           "default": true
         },
         "abortOnTrip": {
+          "description": "When the trip fires, answer the step's pending tool calls as not run.",
           "type": "boolean",
           "default": true
         },
         "disablePrune": {
+          "description": "At the hard limit, never reduce tool outputs before the cut (that would break the cached prefix).",
           "type": "boolean",
           "default": true
         },
         "debug": {
+          "description": "Log each trip decision and the summary request's cache figures.",
           "type": "boolean",
           "default": false
         },
@@ -400,6 +419,7 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "timeoutMs": {
+          "description": "How long a plugin's hook may take, in ms, before it is skipped.",
           "type": "integer",
           "format": "uint64",
           "minimum": 1,
@@ -412,13 +432,16 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "name": {
+          "description": "The plugin's name (`memory` for the built-in one).",
           "type": "string"
         },
         "builtin": {
+          "description": "A plugin shipped with Alisio (no command).",
           "type": "boolean",
           "default": false
         },
         "command": {
+          "description": "The plugin's executable (it speaks JSON on stdin/stdout).",
           "type": [
             "string",
             "null"
@@ -426,6 +449,7 @@ export const CONFIG_SCHEMA = {
           "default": null
         },
         "args": {
+          "description": "Its arguments.",
           "type": "array",
           "items": {
             "type": "string"
@@ -464,6 +488,7 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "baseUrl": {
+          "description": "The server's base URL.",
           "type": [
             "string",
             "null"
@@ -471,6 +496,7 @@ export const CONFIG_SCHEMA = {
           "default": null
         },
         "model": {
+          "description": "The model id.",
           "type": [
             "string",
             "null"
@@ -478,6 +504,7 @@ export const CONFIG_SCHEMA = {
           "default": null
         },
         "api": {
+          "description": "The wire API.",
           "anyOf": [
             {
               "$ref": "#/$defs/Api"
@@ -513,6 +540,7 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "command": {
+          "description": "The stdio server's executable.",
           "type": [
             "string",
             "null"
@@ -520,6 +548,7 @@ export const CONFIG_SCHEMA = {
           "default": null
         },
         "args": {
+          "description": "Its arguments.",
           "type": "array",
           "items": {
             "type": "string"
@@ -527,6 +556,7 @@ export const CONFIG_SCHEMA = {
           "default": []
         },
         "env": {
+          "description": "Environment variables for it (the provider's key is never passed).",
           "type": "object",
           "additionalProperties": {
             "type": "string"
@@ -534,6 +564,7 @@ export const CONFIG_SCHEMA = {
           "default": {}
         },
         "cwd": {
+          "description": "Its working directory (default: the one Alisio runs in).",
           "type": [
             "string",
             "null"
@@ -541,6 +572,7 @@ export const CONFIG_SCHEMA = {
           "default": null
         },
         "url": {
+          "description": "A streamable-HTTP server's endpoint.",
           "type": [
             "string",
             "null"
@@ -556,10 +588,12 @@ export const CONFIG_SCHEMA = {
           "default": {}
         },
         "enabled": {
+          "description": "Start it (false keeps the entry but offers none of its tools).",
           "type": "boolean",
           "default": true
         },
         "startupTimeoutMs": {
+          "description": "How long it may take to start and list its tools, in ms.",
           "type": "integer",
           "format": "uint64",
           "minimum": 100,
@@ -567,6 +601,7 @@ export const CONFIG_SCHEMA = {
           "default": 10000
         },
         "toolTimeoutMs": {
+          "description": "How long one of its tool calls may take, in ms.",
           "type": "integer",
           "format": "uint64",
           "minimum": 100,
@@ -617,6 +652,7 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "endpoint": {
+          "description": "The OTLP/HTTP traces endpoint; none: nothing is exported.",
           "type": [
             "string",
             "null"
@@ -658,6 +694,7 @@ export const CONFIG_SCHEMA = {
           "default": 5000
         },
         "serviceName": {
+          "description": "`service.name` of the exported traces.",
           "type": "string",
           "default": "alisio"
         }
@@ -668,6 +705,7 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "input": {
+          "description": "USD per million input tokens.",
           "type": "number",
           "format": "double",
           "minimum": 0
@@ -700,6 +738,7 @@ export const CONFIG_SCHEMA = {
           "minimum": 0
         },
         "output": {
+          "description": "USD per million output tokens.",
           "type": "number",
           "format": "double",
           "minimum": 0
@@ -740,16 +779,19 @@ export const CONFIG_SCHEMA = {
       "type": "object",
       "properties": {
         "above": {
+          "description": "Prompt tokens above which the whole call is priced at these rates.",
           "type": "integer",
           "format": "uint64",
           "minimum": 1
         },
         "input": {
+          "description": "USD per million input tokens.",
           "type": "number",
           "format": "double",
           "minimum": 0
         },
         "cachedInput": {
+          "description": "USD per million tokens read from the cache (default: the input price).",
           "type": [
             "number",
             "null"
@@ -758,6 +800,7 @@ export const CONFIG_SCHEMA = {
           "minimum": 0
         },
         "cacheWrite": {
+          "description": "USD per million tokens written to the 5-minute cache (default: the input price).",
           "type": [
             "number",
             "null"
@@ -766,6 +809,7 @@ export const CONFIG_SCHEMA = {
           "minimum": 0
         },
         "cacheWrite1h": {
+          "description": "USD per million tokens written to the 1-hour cache (default: the 5-minute price).",
           "type": [
             "number",
             "null"
@@ -774,6 +818,7 @@ export const CONFIG_SCHEMA = {
           "minimum": 0
         },
         "output": {
+          "description": "USD per million output tokens.",
           "type": "number",
           "format": "double",
           "minimum": 0

@@ -118,15 +118,16 @@ mod tests {
     /// Each generated file against its committed copy (rewritten with `ALISIO_UPDATE_BINDINGS=1`).
     #[test]
     fn committed_typescript_is_up_to_date() {
-        let ui = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..");
         let files = [
-            ("bindings.ts", super::typescript()),
-            ("api.ts", crate::registry::typescript()),
-            ("configSchema.ts", super::config_schema()),
+            ("ui/src/bindings.ts", super::typescript()),
+            ("ui/src/api.ts", crate::registry::typescript()),
+            ("ui/src/configSchema.ts", super::config_schema()),
+            ("docs/configuration.md", crate::reference::configuration_markdown()),
         ];
         let mut stale = Vec::new();
         for (name, generated) in files {
-            let path = ui.join(name);
+            let path = root.join(name);
             if std::env::var_os("ALISIO_UPDATE_BINDINGS").is_some() {
                 std::fs::write(&path, &generated).unwrap();
             }
@@ -136,7 +137,7 @@ mod tests {
         }
         assert!(
             stale.is_empty(),
-            "ui/src/{stale:?} stale: run `ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api` and commit them"
+            "{stale:?} stale: run `ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api` and commit them"
         );
     }
 }

@@ -20,6 +20,7 @@ pub mod models;
 pub mod pins;
 pub mod prices;
 pub mod proxy;
+pub mod reference;
 mod registry;
 pub mod search;
 pub mod sessions;

@@ -25,16 +25,23 @@ pub use validate::{find_command, header_values};
 #[serde(default, rename_all = "camelCase")]
 pub struct ConfigFile {
     pub provider: ProviderFile,
+    /// When and how the history is compacted as the context fills up.
     pub compaction: CompactionConfig,
+    /// The cache-compatible strategy: a summary appended to the unchanged request, then the whole history cut.
     pub cache_compact: CacheCompactConfig,
+    /// Hard limits on what one request and one turn may take.
     pub limits: LimitsConfig,
+    /// Compaction plugins' hooks.
     pub plugin_hooks: PluginHooksConfig,
+    /// Compaction plugins: each is asked before and after a compaction (`memory` is built in).
     pub plugins: Vec<PluginConfig>,
+    /// Whether the shell and file writes run without asking.
     pub permissions: PermissionsConfig,
     /// Extra instructions appended to the system prompt.
     pub instructions: Option<String>,
     /// Named provider settings; `activeProfile` (or `--profile`) selects one.
     pub profiles: BTreeMap<String, ProfileConfig>,
+    /// The profile in force (a key of `profiles`); `--profile` overrides it.
     pub active_profile: Option<String>,
     /// MCP tool servers, by name.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
@@ -55,6 +62,7 @@ pub struct ConfigFile {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PriceConfig {
+    /// USD per million input tokens.
     #[schemars(range(min = 0))]
     pub input: f64,
     /// Input read from the prompt cache (default: the input price).
@@ -69,6 +77,7 @@ pub struct PriceConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cache_write_1h: Option<f64>,
+    /// USD per million output tokens.
     #[schemars(range(min = 0))]
     pub output: f64,
     /// `YYYY-MM-DD`: the price applies to calls from that day on (default: always).
@@ -86,19 +95,25 @@ pub struct PriceConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LongContextConfig {
+    /// Prompt tokens above which the whole call is priced at these rates.
     #[schemars(range(min = 1))]
     pub above: u64,
+    /// USD per million input tokens.
     #[schemars(range(min = 0))]
     pub input: f64,
+    /// USD per million tokens read from the cache (default: the input price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cached_input: Option<f64>,
+    /// USD per million tokens written to the 5-minute cache (default: the input price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cache_write: Option<f64>,
+    /// USD per million tokens written to the 1-hour cache (default: the 5-minute price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub cache_write_1h: Option<f64>,
+    /// USD per million output tokens.
     #[schemars(range(min = 0))]
     pub output: f64,
 }
@@ -122,6 +137,7 @@ pub struct TelemetryConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct OtlpConfig {
+    /// The OTLP/HTTP traces endpoint; none: nothing is exported.
     pub endpoint: Option<String>,
     /// The only protocol spoken: `http/protobuf`.
     pub protocol: String,
@@ -135,6 +151,7 @@ pub struct OtlpConfig {
     /// How long one export may take (an answer later than this is a failure, reported once).
     #[schemars(range(min = 100, max = 120_000))]
     pub timeout_ms: u64,
+    /// `service.name` of the exported traces.
     pub service_name: String,
 }
 
@@ -156,16 +173,24 @@ impl Default for OtlpConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct McpServerConfig {
+    /// The stdio server's executable.
     pub command: Option<String>,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Environment variables for it (the provider's key is never passed).
     pub env: BTreeMap<String, String>,
+    /// Its working directory (default: the one Alisio runs in).
     pub cwd: Option<PathBuf>,
+    /// A streamable-HTTP server's endpoint.
     pub url: Option<String>,
     /// Header values, literal or `env:NAME` (read from the environment when the server starts).
     pub headers: BTreeMap<String, String>,
+    /// Start it (false keeps the entry but offers none of its tools).
     pub enabled: bool,
+    /// How long it may take to start and list its tools, in ms.
     #[schemars(range(min = 100, max = 600_000))]
     pub startup_timeout_ms: u64,
+    /// How long one of its tool calls may take, in ms.
     #[schemars(range(min = 100, max = 3_600_000))]
     pub tool_timeout_ms: u64,
     pub permission: Permission,
@@ -192,8 +217,11 @@ impl Default for McpServerConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ProfileConfig {
+    /// The server's base URL.
     pub base_url: Option<String>,
+    /// The model id.
     pub model: Option<String>,
+    /// The wire API.
     pub api: Option<Api>,
     /// The environment variable holding the key; `null` sends none.
     pub api_key_env: Option<String>,
@@ -235,11 +263,16 @@ impl Api {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ProviderFile {
+    /// A name for the provider, used in `cacheCompact.models` entries (`id/model`).
     pub id: String,
+    /// The server's OpenAI- or Anthropic-compatible base URL.
     pub base_url: String,
+    /// The model id sent with each request.
     pub model: String,
+    /// The environment variable holding the API key (never stored, never seen by tools).
     pub api_key_env: String,
     pub api: Api,
+    /// The window in tokens; first of the window's sources (then the profile's, then the server's report).
     #[schemars(range(min = 1))]
     pub context_window: Option<u64>,
     /// Stream answers over SSE (default) or wait for one JSON document.
@@ -250,6 +283,7 @@ pub struct ProviderFile {
     /// Retries on 429, 5xx and connection errors, with exponential backoff.
     #[schemars(range(min = 0, max = 10))]
     pub max_retries: u32,
+    /// The first retry's delay, in ms; each later one doubles it.
     #[schemars(range(min = 0, max = 60_000))]
     pub retry_base_ms: u64,
     /// Anthropic: ask the API why the prompt cache missed (cache diagnostics: each request names
@@ -345,6 +379,7 @@ pub enum Strategy {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct CompactionConfig {
+    /// Compact automatically when the trigger fires (manual compaction works either way).
     pub auto: bool,
     /// Share of the window at which automatic compaction fires.
     #[schemars(range(min = 0.1, max = 0.99))]
@@ -386,14 +421,19 @@ pub struct CacheCompactConfig {
     pub threshold: f64,
     /// `providerID/modelID` entries the cache strategy applies to; empty: every model.
     pub models: Vec<String>,
+    /// The hand-off summary's output budget.
     #[schemars(range(min = 16, max = 1_000_000))]
     pub summary_max_tokens: u32,
     /// The context limit when the provider reports no window.
     #[schemars(range(min = 1024, max = 100_000_000))]
     pub context_limit: u64,
+    /// After the cut, continue the turn with `resumePrompt`.
     pub auto_resume: bool,
+    /// When the trip fires, answer the step's pending tool calls as not run.
     pub abort_on_trip: bool,
+    /// At the hard limit, never reduce tool outputs before the cut (that would break the cached prefix).
     pub disable_prune: bool,
+    /// Log each trip decision and the summary request's cache figures.
     pub debug: bool,
     /// The user message `autoResume` sends after a cut.
     pub resume_prompt: String,
@@ -448,6 +488,7 @@ impl Default for LimitsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct PluginHooksConfig {
+    /// How long a plugin's hook may take, in ms, before it is skipped.
     #[schemars(range(min = 1, max = 600_000))]
     pub timeout_ms: u64,
 }
@@ -461,11 +502,15 @@ impl Default for PluginHooksConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PluginConfig {
+    /// The plugin's name (`memory` for the built-in one).
     pub name: String,
+    /// A plugin shipped with Alisio (no command).
     #[serde(default)]
     pub builtin: bool,
+    /// The plugin's executable (it speaks JSON on stdin/stdout).
     #[serde(default)]
     pub command: Option<String>,
+    /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
 }
