@@ -101,7 +101,9 @@ pub fn configuration_markdown() -> String {
         let top = row.key.split(['.', '[']).next().unwrap_or_default().to_string();
         if top != section {
             section = top;
-            out.push_str(&format!("\n## `{section}`\n\n| key | type | default | allowed | what it does |\n|---|---|---|---|---|\n"));
+            out.push_str(&format!(
+                "\n## `{section}`\n\n| key | type | default | allowed | what it does |\n|---|---|---|---|---|\n"
+            ));
         }
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {} |\n",
