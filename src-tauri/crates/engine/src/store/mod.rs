@@ -8,6 +8,7 @@ mod forks;
 pub mod imported;
 pub mod journal;
 mod ledger;
+pub mod messages;
 pub mod pins;
 pub mod search;
 pub mod sessions;

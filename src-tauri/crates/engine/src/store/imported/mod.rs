@@ -5,9 +5,17 @@
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
-use super::{Purpose, RequestSource, SessionId, SourceKind, Store, Tx, WireApi};
+use super::{SessionId, SourceKind, Store, Tx};
 use crate::error::Result;
 use crate::transcript::{Role, ToolCall};
+
+mod calls;
+mod titles;
+
+pub use calls::*;
+pub use titles::*;
+
+pub use super::sessions::set_title;
 
 /// A message as an importer maps it from a source record.
 #[derive(Debug, Clone)]
@@ -35,74 +43,6 @@ pub struct Placement {
     /// The compaction record that added it (a checkpoint, a restated message).
     pub created_by: Option<i64>,
     pub summary: bool,
-}
-
-/// What a ledger row of an imported call holds.
-#[derive(Debug, Clone)]
-pub struct Usage {
-    pub purpose: Purpose,
-    pub api: WireApi,
-    pub model: String,
-    pub prompt_tokens: Option<u64>,
-    pub cached_tokens: Option<u64>,
-    /// Input written to the prompt cache (Claude Code's `cache_creation_input_tokens`).
-    pub cache_write_tokens: Option<u64>,
-    /// The part of `cache_write_tokens` written to a 1-hour cache.
-    pub cache_write_1h_tokens: Option<u64>,
-    /// What the agent recorded the call cost, in picodollars.
-    pub recorded_cost_pd: Option<i64>,
-    /// Requests the row stands for (several where the agent recorded only their total).
-    pub requests: u64,
-    /// The service tier it was billed at (`batch`, `flex`, `priority`), when not the standard one.
-    pub service_tier: Option<String>,
-    /// The reason the agent recorded for a cache miss, when it did.
-    pub agent_cache_reason: Option<String>,
-    pub completion_tokens: Option<u64>,
-    pub duration_ms: Option<u64>,
-    pub ttft_ms: Option<u64>,
-    pub finish_reason: Option<String>,
-    pub response_seq: Option<i64>,
-    pub response: Option<Value>,
-    pub started_at: String,
-    /// Where the request body comes from (default: rebuilt from the records).
-    pub request_source: RequestSource,
-    /// What the agent recorded of the request (see `RequestSource::AgentLog`).
-    pub request_ref: Option<Value>,
-}
-
-impl Usage {
-    /// A row of `purpose` sent with `api`, nothing else known yet.
-    pub fn new(purpose: Purpose, api: WireApi) -> Self {
-        Usage {
-            purpose,
-            api,
-            model: String::new(),
-            prompt_tokens: None,
-            cached_tokens: None,
-            cache_write_tokens: None,
-            cache_write_1h_tokens: None,
-            recorded_cost_pd: None,
-            service_tier: None,
-            requests: 1,
-            agent_cache_reason: None,
-            completion_tokens: None,
-            duration_ms: None,
-            ttft_ms: None,
-            finish_reason: None,
-            response_seq: None,
-            response: None,
-            started_at: String::new(),
-            request_source: RequestSource::Reconstructed,
-            request_ref: None,
-        }
-    }
-}
-
-/// The request a ledger row rebuilds: the seq ranges of the view at the time and their size.
-#[derive(Debug, Clone, Copy)]
-pub struct RequestShape<'a> {
-    pub ranges: &'a [[i64; 2]],
-    pub chars: u64,
 }
 
 /// What an imported session is, as found or created.
@@ -206,140 +146,6 @@ pub fn set_checkpoint(tx: &Tx<'_>, id: i64, text: &str, after_chars: u64, fideli
         ],
     )?;
     Ok(())
-}
-
-/// A ledger row for a call the agent made: the request is rebuilt from `request`'s ranges.
-pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage: &Usage) -> Result<i64> {
-    let mut stmt = tx.conn().prepare_cached(
-        "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
-             tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
-             completion_tokens, ttft_ms, duration_ms, finish_reason, response_seq, response, started_at,
-             request_source, request_ref, cache_write_tokens, agent_cache_reason, cache_write_1h_tokens,
-             recorded_cost_pd, requests, service_tier)
-         VALUES (?1, ?2, ?3, ?4, '', ?5, ?6, 0, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                 ?22, ?23, ?24, ?25)",
-    )?;
-    stmt.execute(params![
-        session,
-        usage.purpose,
-        usage.api,
-        usage.model,
-        serde_json::to_string(request.ranges)?,
-        serde_json::json!({"reconstructed": true}).to_string(),
-        request.chars as i64,
-        crate::transcript::estimate_tokens(request.chars) as i64,
-        usage.prompt_tokens.map(|v| v as i64),
-        usage.cached_tokens.map(|v| v as i64),
-        usage.completion_tokens.map(|v| v as i64),
-        usage.ttft_ms.map(|v| v as i64),
-        usage.duration_ms.map(|v| v as i64),
-        usage.finish_reason,
-        usage.response_seq,
-        usage.response.as_ref().map(Value::to_string),
-        usage.started_at,
-        usage.request_source,
-        usage.request_ref.as_ref().map(Value::to_string),
-        usage.cache_write_tokens.map(|v| v as i64),
-        usage.agent_cache_reason,
-        usage.cache_write_1h_tokens.map(|v| v as i64),
-        usage.recorded_cost_pd,
-        usage.requests.max(1) as i64,
-        usage.service_tier,
-    ])?;
-    Ok(tx.conn().last_insert_rowid())
-}
-
-/// Replaces the figures of ledger row `call` with a later record's of the same response (an
-/// agent that writes one response over several records, the final figures on the last).
-pub fn update_call_usage(tx: &Tx<'_>, call: i64, usage: &Usage) -> Result<()> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE model_calls SET prompt_tokens = ?2, cached_tokens = ?3, completion_tokens = ?4,
-                 finish_reason = coalesce(?5, finish_reason), cache_write_tokens = ?6, cache_write_1h_tokens = ?7,
-                 recorded_cost_pd = coalesce(?8, recorded_cost_pd), service_tier = coalesce(?9, service_tier)
-             WHERE id = ?1",
-        )?
-        .execute(params![
-            call,
-            usage.prompt_tokens.map(|v| v as i64),
-            usage.cached_tokens.map(|v| v as i64),
-            usage.completion_tokens.map(|v| v as i64),
-            usage.finish_reason,
-            usage.cache_write_tokens.map(|v| v as i64),
-            usage.cache_write_1h_tokens.map(|v| v as i64),
-            usage.recorded_cost_pd,
-            usage.service_tier,
-        ])?;
-    Ok(())
-}
-
-/// The whole session's cost as the agent recorded it (picodollars), replacing an earlier figure.
-pub fn set_recorded_cost(tx: &Tx<'_>, session: &str, picodollars: i64) -> Result<()> {
-    tx.conn().execute("UPDATE sessions SET recorded_cost_pd = ?2 WHERE id = ?1", params![session, picodollars])?;
-    Ok(())
-}
-
-pub use super::sessions::set_title;
-
-/// Where an agent's title came from, weakest first: a title replaces one from a weaker source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TitleFrom {
-    Prompt,
-    Summary,
-    Custom,
-}
-
-impl TitleFrom {
-    fn as_str(self) -> &'static str {
-        match self {
-            TitleFrom::Prompt => "prompt",
-            TitleFrom::Summary => "summary",
-            TitleFrom::Custom => "custom",
-        }
-    }
-}
-
-/// The rank SQL gives a stored `title_from` (none and unknown values rank lowest).
-const TITLE_RANK: &str = "CASE title_from WHEN 'custom' THEN 3 WHEN 'summary' THEN 2 WHEN 'prompt' THEN 1 ELSE 0 END";
-
-/// Titles the session `title` from `from` unless a stronger source already titled it.
-pub fn offer_title(tx: &Tx<'_>, session: &str, title: &str, from: TitleFrom) -> Result<()> {
-    let rank = from as i64 + 1;
-    tx.conn()
-        .prepare_cached(&format!(
-            "UPDATE sessions SET title = ?2, title_from = ?3 WHERE id = ?1 AND {TITLE_RANK} <= ?4"
-        ))?
-        .execute(params![session, title, from.as_str(), rank])?;
-    Ok(())
-}
-
-/// Keeps a title an agent wrote for record `leaf` (wherever that record is), and titles every
-/// session already holding that record.
-pub fn put_agent_title(tx: &Tx<'_>, source: SourceKind, leaf: &str, title: &str) -> Result<()> {
-    let conn = tx.conn();
-    conn.prepare_cached("INSERT OR REPLACE INTO agent_titles (source, leaf, title) VALUES (?1, ?2, ?3)")?
-        .execute(params![source, leaf, title])?;
-    let sessions: Vec<String> = {
-        let mut stmt = conn.prepare_cached(
-            "SELECT DISTINCT m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id
-             WHERE m.source_id = ?1 AND s.source = ?2",
-        )?;
-        let rows = stmt.query_map(params![leaf, source], |r| r.get(0))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    for session in sessions {
-        offer_title(tx, &session, title, TitleFrom::Summary)?;
-    }
-    Ok(())
-}
-
-/// The title an agent wrote for record `leaf`, if it wrote one.
-pub fn agent_title(tx: &Tx<'_>, source: SourceKind, leaf: &str) -> Result<Option<String>> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT title FROM agent_titles WHERE source = ?1 AND leaf = ?2")?
-        .query_row(params![source, leaf], |r| r.get(0))
-        .optional()?)
 }
 
 /// Takes the messages from `seq` on out of the model's view (an agent's rewind), marked so.
