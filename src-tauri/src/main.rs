@@ -1,4 +1,4 @@
-//! `alisio`: with a subcommand it runs headless (README "Using the CLI"); without one it opens the
+//! `alisio`: with a subcommand it runs headless (docs/cli.md); without one it opens the
 //! app by running `alisio-window` (built beside it) in its own place. The command line never loads
 //! the window's toolkit, so a command starts in milliseconds instead of linking WebKitGTK first.
 

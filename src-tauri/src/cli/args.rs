@@ -1,4 +1,4 @@
-//! The command line (README "Using the CLI"), declared with clap: every subcommand, its arguments
+//! The command line (docs/cli.md), declared with clap: every subcommand, its arguments
 //! and flags. `compact`'s modes are sub-subcommands (`alisio compact undo S`); the flag forms
 //! (`alisio compact S --undo`) keep working.
 

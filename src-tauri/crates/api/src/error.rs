@@ -26,7 +26,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The CLI's exit code for this kind of failure (README "Using the CLI").
+    /// The CLI's exit code for this kind of failure (docs/cli.md).
     pub fn exit_code(self) -> i32 {
         match self {
             ErrorCode::Invalid => 2,

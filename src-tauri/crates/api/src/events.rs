@@ -12,7 +12,7 @@ use ts_rs::TS;
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum UiEvent {
-    /// An engine event (README "Using the CLI"), including streamed text.
+    /// An engine event (docs/cli.md), including streamed text.
     Engine { envelope: Envelope },
     /// A tool call whose permission is "ask" waits for an answer (`turns_answer_permission`).
     PermissionRequest { id: u64, session: String, call: ToolCall, permission: String },

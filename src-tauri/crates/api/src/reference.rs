@@ -90,7 +90,7 @@ pub fn configuration_markdown() -> String {
         "<!-- Generated from the configuration's JSON schema by alisio-api (src-tauri/crates/api/src/reference.rs).\n     \
          Do not edit: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api -->\n\n\
          # Configuration reference\n\n\
-         Every key `config.json` (in `$ALISIO_HOME`, default `~/.alisio`) may hold, with its type, default and\n\
+         Every key `config.json` (in `$ALISIO_HOME`; default `~/.local/share/alisio` on Linux) may hold, with its type, default and\n\
          allowed range, as Alisio checks them: a value out of range is refused naming its key, before\n\
          anything runs. How to use them, with examples: [configuration-guide.md](configuration-guide.md).\n",
     );

@@ -78,7 +78,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code the CLI uses for this error (README "Using the CLI").
+    /// The process exit code the CLI uses for this error (docs/cli.md).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Config(_) | Error::Usage(_) | Error::SessionNotFound(_) | Error::AmbiguousSession(_) => 2,

@@ -1,4 +1,4 @@
-//! Engine events (README "Using the CLI"). One tagged enum; the CLI prints them as versioned JSONL, the store
+//! Engine events (docs/cli.md). One tagged enum; the CLI prints them as versioned JSONL, the store
 //! keeps them per session, and the app forwards them to the window.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! Where Alisio keeps its state (README "Configuration"): `$ALISIO_HOME`, or the platform data directory.
+//! Where Alisio keeps its state (docs/configuration-guide.md): `$ALISIO_HOME`, or the platform data directory.
 
 use std::path::{Path, PathBuf};
 

@@ -35,7 +35,7 @@ mod turn;
 use recovery::*;
 use turn::*;
 
-/// The result recorded for a call whose outcome is unknown (README "Crashes and uncertain tool results").
+/// The result recorded for a call whose outcome is unknown (docs/agent.md).
 pub const UNCERTAIN_RESULT: &str = "result unknown — the process stopped while this tool was running, so Alisio \
     cannot say whether it completed. It was not re-run and nothing was undone; check its effects before relying on them.";
 
@@ -287,7 +287,7 @@ impl Engine {
         )))
     }
 
-    /// Compacts the session's live history now (README "Compaction"). Manual compaction of a session
+    /// Compacts the session's live history now (docs/compaction.md). Manual compaction of a session
     /// with uncertain tool results is refused (exit 3); with `preview` the checkpoint is stored as a
     /// proposal and nothing is hidden.
     pub async fn compact(

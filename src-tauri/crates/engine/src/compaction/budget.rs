@@ -1,4 +1,4 @@
-//! When to compact and when a request is too big to send (README "Compaction"). Pure functions.
+//! When to compact and when a request is too big to send (docs/compaction.md). Pure functions.
 
 /// A declared window above this many tokens is not trusted (so `window × threshold` cannot hide
 /// real pressure); the character fallback applies instead.

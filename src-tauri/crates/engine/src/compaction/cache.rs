@@ -1,4 +1,4 @@
-//! Cache-compatible compaction (README "Compaction"): trip on the
+//! Cache-compatible compaction (docs/compaction.md): trip on the
 //! server-reported tokens after each step, ask for a hand-off summary by *appending* a user message
 //! to the unchanged previous request (so a prefix cache can reuse it), then send later requests as
 //! system + tools + summary + new turns. The cut is a `cache` compaction record, so the boundary is

@@ -1,4 +1,4 @@
-//! The native strategy's guard, run before every model call (README "Compaction"): automatic
+//! The native strategy's guard, run before every model call (docs/compaction.md): automatic
 //! compaction when a trigger fires, then the hard limit — reduce the kept tail, one `budget`
 //! compaction per turn as the last resort, and an actionable error instead of an oversized request.
 

@@ -1,4 +1,4 @@
-//! Reducing a huge kept tail in place (README "Compaction"). Planning is pure and needs only lengths; applying
+//! Reducing a huge kept tail in place (docs/compaction.md). Planning is pure and needs only lengths; applying
 //! a plan cuts contents on character boundaries and appends the marker. Checkpoints are never cut.
 
 /// Appended to every cut content.

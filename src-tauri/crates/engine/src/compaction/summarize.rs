@@ -1,4 +1,4 @@
-//! Summarizing a span into a checkpoint (README "Compaction"): a structured checkpoint from the
+//! Summarizing a span into a checkpoint (docs/compaction.md): a structured checkpoint from the
 //! current provider replaces old messages, which stay stored and marked compacted. Proposals can be
 //! previewed, edited and applied; the newest compaction can be undone exactly.
 

@@ -1,4 +1,4 @@
-//! Configuration (README "Configuration"): `$ALISIO_HOME/config.json` overlaid by `--config FILE`.
+//! Configuration (docs/configuration-guide.md): `$ALISIO_HOME/config.json` overlaid by `--config FILE`.
 //! [`ConfigFile`] is the document as written — its defaults live only in the `Default` impls below,
 //! its ranges and option lists only in the `schemars` attributes, and the JSON schema generated
 //! from it drives both validation ([`validate`]) and the window's settings forms. [`Config`] is the

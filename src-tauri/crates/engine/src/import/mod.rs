@@ -311,4 +311,6 @@ mod corpus_tests;
 #[cfg(test)]
 mod load_tests;
 #[cfg(test)]
+mod mangle_tests;
+#[cfg(test)]
 mod tests;

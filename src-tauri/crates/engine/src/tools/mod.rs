@@ -1,4 +1,4 @@
-//! The built-in tools (README "Tools"): their catalog as the model sees it, permission checks, and
+//! The built-in tools (docs/agent.md): their catalog as the model sees it, permission checks, and
 //! dispatch. Every path is confined to the session's workspace.
 
 mod files;
