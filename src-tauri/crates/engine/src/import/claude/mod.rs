@@ -5,15 +5,18 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::sink::{title_of, Record, Sink, ThreadSpec, TitleFrom, Usage};
+use super::sink::{title_of, Record, Sink, ThreadSpec, TitleFrom};
 use super::{str_at, value_at, Skip};
 use crate::calls::claude_log as claude_requests;
-use crate::cost::AnthropicUsage;
 use crate::error::Result;
 use crate::events::CompactionReason;
-use crate::store::compactions::{Trigger, TriggerKind};
-use crate::store::{Purpose, RequestSource, SourceKind, WireApi};
+use crate::store::SourceKind;
 use crate::transcript::{estimate_tokens, Role};
+
+mod ledger;
+mod side;
+
+pub(crate) use ledger::picodollars;
 
 /// The per-thread state: the main conversation, and each sub-agent thread read from inside it.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -477,178 +480,6 @@ impl Claude {
         }
         Ok(Skip::No)
     }
-
-    /// A response's figures as the record says them (Anthropic usage; the 1-hour part of the
-    /// cache writes; the cost the first versions recorded per response).
-    fn usage_of(record: &Value, message: &Value, model: String, seq: i64, at: &str) -> Usage {
-        let usage = &message["usage"];
-        let tokens = AnthropicUsage::read(usage);
-        Usage {
-            model,
-            prompt_tokens: tokens.prompt,
-            cached_tokens: tokens.cache_read,
-            cache_write_tokens: tokens.cache_write,
-            cache_write_1h_tokens: tokens.cache_write_1h,
-            recorded_cost_pd: record.get("costUSD").and_then(picodollars),
-            // `standard` unless the response was billed at another tier.
-            service_tier: usage["service_tier"]
-                .as_str()
-                .and_then(crate::cost::Tier::parse)
-                .map(|t| t.as_str().to_string()),
-            agent_cache_reason: cache_miss_reason(record, usage),
-            completion_tokens: tokens.output,
-            finish_reason: message["stop_reason"].as_str().map(str::to_string),
-            response_seq: Some(seq),
-            started_at: at.to_string(),
-            ..Usage::new(Purpose::Turn, WireApi::Messages)
-        }
-    }
-
-    /// The parts a transcript record's message stands for in the request log.
-    fn keep_parts(&self, sink: &mut Sink<'_, '_>, record: &Value) -> Result<()> {
-        if let Some(message) = record.get("message") {
-            for (hash, part) in claude_requests::transcript_parts(message) {
-                sink.part(&hash, "message", &part)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A ledger row for an `api-request` the agent logged: its exact request by reference, and
-    /// the answer when one arrived. Returns the row.
-    fn record_call(&mut self, sink: &mut Sink<'_, '_>, request: &Value, answer: Option<Usage>) -> Result<i64> {
-        let source = str_at(request, "/querySource").unwrap_or_default().to_string();
-        let purpose = claude_requests::purpose(&source);
-        // The request it builds on (`base`): the newest of its chain, or of any chain.
-        let base = str_at(request, "/base");
-        let previous = base.and_then(|base| {
-            let mut chains = self.chains.get(&source).into_iter().chain(self.chains.values());
-            chains.find(|(id, _)| id == base).map(|(_, row)| *row)
-        });
-        if let Some(model) = str_at(request, "/params/model") {
-            self.model = model.to_string();
-        }
-        let at = str_at(request, "/timestamp").unwrap_or_default().to_string();
-        let mut usage =
-            answer.unwrap_or_else(|| Usage { started_at: at.clone(), ..Usage::new(purpose, WireApi::Messages) });
-        if usage.model.is_empty() {
-            usage.model = str_at(request, "/params/model").unwrap_or_default().to_string();
-        }
-        usage.purpose = purpose;
-        usage.started_at = if at.is_empty() { usage.started_at } else { at };
-        usage.request_source = RequestSource::AgentLog;
-        usage.request_ref = Some(claude_requests::reference(request, previous));
-        let snapshot = sink.state.snapshot();
-        let row = sink.model_call(&snapshot, usage)?;
-        // A part the log names but never wrote (and no transcript record stands for): the body
-        // cannot be put together whole, and the row says so.
-        let tail: Vec<&str> = request["tail"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let kept = request["keep"].as_u64().unwrap_or(0) > 0;
-        let inherited = previous.filter(|_| kept).and_then(|p| self.gaps.get(&p).copied()).unwrap_or(0);
-        let gaps = sink.missing_parts(&tail)? + inherited;
-        if gaps > 0 {
-            sink.set_request_gaps(row, gaps)?;
-            self.gaps.insert(row, gaps);
-        }
-        let id = str_at(request, "/id").unwrap_or_default().to_string();
-        self.chains.insert(source, (id, row));
-        Ok(row)
-    }
-
-    /// The call that wrote a compaction's summary: Claude Code does not log it, so its row is
-    /// rebuilt from the conversation it summarized, its system prompt and tools estimated from
-    /// the newest logged request and the instructions it appended said to be left out.
-    fn summary_call(&mut self, sink: &mut Sink<'_, '_>, at: &str) -> Result<i64> {
-        let mut reference = Map::new();
-        if let Some((system, tools)) = self.shape_tokens {
-            reference.insert("estimates".into(), json!({"system": system, "tools": tools}));
-        }
-        reference
-            .insert("omitted".into(), json!(["the summarizer's instructions (Claude Code does not log this call)"]));
-        let usage = Usage {
-            model: self.model.clone(),
-            started_at: at.to_string(),
-            request_ref: Some(Value::Object(reference)),
-            ..Usage::new(Purpose::Compaction, WireApi::Messages)
-        };
-        let snapshot = sink.state.snapshot();
-        sink.model_call(&snapshot, usage)
-    }
-
-    fn attachment(&mut self, sink: &mut Sink<'_, '_>, record: &Value, uuid: Option<&str>, at: &str) -> Result<Skip> {
-        let kind = str_at(record, "/attachment/type").unwrap_or("attachment");
-        let Some(rendered) = record.get("rendered").and_then(Value::as_array) else {
-            // Not sent as it is (the system prompt snapshot, session context): nothing the model reads.
-            if kind == "prompt_snapshot" {
-                let parts = value_at(record, "/attachment/systemPrompt").and_then(Value::as_array);
-                let texts: Vec<&str> = parts.into_iter().flatten().filter_map(Value::as_str).collect();
-                if !texts.is_empty() {
-                    sink.set_system_prompt(&texts.join("\n\n"))?;
-                }
-            }
-            return Ok(Skip::No);
-        };
-        let text = rendered.iter().filter_map(|r| r["content"].as_str()).collect::<Vec<_>>().join("\n\n");
-        let role = if str_at(record, "/renderedRole") == Some("user") { Role::User } else { Role::System };
-        let out = Self::base(record, role, text, uuid, at).meta("attachment", json!(kind));
-        sink.push(out)?;
-        Ok(Skip::No)
-    }
-
-    fn system(
-        &mut self,
-        sink: &mut Sink<'_, '_>,
-        thread: &mut Thread,
-        record: &Value,
-        uuid: Option<&str>,
-        at: &str,
-    ) -> Result<Skip> {
-        let subtype = str_at(record, "/subtype").unwrap_or_default();
-        if subtype == "compact_boundary" {
-            let metadata = record.get("compactMetadata").cloned().unwrap_or_default();
-            let reason = match metadata["trigger"].as_str() {
-                Some("manual") => CompactionReason::Manual,
-                Some("auto") => CompactionReason::Auto,
-                _ => CompactionReason::Unknown,
-            };
-            let preserved = metadata
-                .pointer("/preservedMessages/uuids")
-                .or_else(|| metadata.pointer("/preservedMessages/allUuids"))
-                .and_then(Value::as_array);
-            let mut keep = Vec::new();
-            for id in preserved.into_iter().flatten().filter_map(Value::as_str) {
-                if let Some(seq) = sink.seq_of(id)? {
-                    keep.push(seq);
-                }
-            }
-            let mut fields = Map::new();
-            for key in ["preTokens", "postTokens", "durationMs", "cumulativeDroppedTokens"] {
-                if let Some(v) = metadata.get(key).filter(|v| !v.is_null()) {
-                    fields.insert(key.to_string(), v.clone());
-                }
-            }
-            // Why it fired, as Claude Code recorded it: the trigger and the prompt's tokens then.
-            let pre_tokens = metadata["preTokens"].as_u64();
-            let trigger = match reason {
-                CompactionReason::Auto => Some(TriggerKind::Threshold),
-                CompactionReason::Manual => Some(TriggerKind::Manual),
-                _ => None,
-            }
-            .map(|kind| Trigger::measured(kind, pre_tokens));
-            let call = self.summary_call(sink, at)?;
-            thread.summary_call = Some(call);
-            thread.boundary = Some(sink.compaction(reason, &keep, Some(call), fields, trigger, at)?);
-            return Ok(Skip::No);
-        }
-        // Local command output and notices: shown, but not what the model reads.
-        let mut out =
-            Self::base(record, Role::System, text_of(record.get("content").unwrap_or(&Value::Null)), uuid, at)
-                .meta("subtype", json!(subtype))
-                .meta("level", record.get("level").cloned().unwrap_or_default());
-        out.off_view = true;
-        sink.push(out)?;
-        Ok(Skip::No)
-    }
 }
 
 /// Whether a record is one of Claude Code's, by its structure: a transcript record (a `user` or
@@ -702,16 +533,6 @@ fn slash_command(text: &str) -> Option<String> {
     })
 }
 
-/// A recorded dollar figure (a JSON number or numeric string) as whole picodollars.
-pub(crate) fn picodollars(value: &Value) -> Option<i64> {
-    let text = match value {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.trim().to_string(),
-        _ => return None,
-    };
-    crate::cost::parse_picodollars(&text)
-}
-
 /// The text of a content value: a string, or the text blocks of an array.
 fn text_of(content: &Value) -> String {
     match content {
@@ -743,15 +564,4 @@ fn tool_use_result(value: Option<&Value>) -> Value {
         Some(Value::String(s)) if !s.is_empty() => json!(s),
         _ => Value::Null,
     }
-}
-
-/// The reason Claude Code recorded for a cache miss, where its record has one (on the usage or
-/// beside the message, depending on the version).
-fn cache_miss_reason(record: &Value, usage: &Value) -> Option<String> {
-    ["cache_miss_reason", "cacheMissReason"]
-        .iter()
-        .find_map(|key| {
-            usage.get(*key).or_else(|| record.get(*key)).or_else(|| value_at(record, &format!("/message/{key}")))
-        })
-        .and_then(|v| v.as_str().map(str::to_string).or_else(|| (!v.is_null()).then(|| v.to_string())))
 }
