@@ -119,22 +119,8 @@ pub async fn compact(
     trigger: Trigger,
 ) -> Result<CompactOutcome> {
     let session = ctx.session;
-    let uncertain = uncertain_calls(ctx)?;
-    if !uncertain.is_empty() {
-        if reason == CompactionReason::Manual {
-            return Err(Error::Uncertain {
-                session: session.id.to_string(),
-                count: uncertain.len(),
-                calls: uncertain.join(", "),
-                killed: String::new(),
-            });
-        }
-        let why = format!(
-            "the session has uncertain tool results; run `alisio sessions recover {} --acknowledge` first",
-            session.id
-        );
-        ctx.emit(Event::CompactionSkipped { reason: why.clone() });
-        return Ok(CompactOutcome::Skipped { reason: why });
+    if let Some(skipped) = refuse_if_uncertain(ctx, reason)? {
+        return Ok(skipped);
     }
     let live = ctx.store.live_messages(&session.id)?;
     let shapes: Vec<Shape> = live.iter().map(shape_of).collect();
@@ -174,18 +160,7 @@ pub async fn compact(
     let truncated = completion.finish_reason.as_deref() == Some("length");
     let mut parsed = match parse_checkpoint(&completion.text, truncated, &all_fields) {
         Ok(parsed) => parsed,
-        Err(why) => {
-            let error = if truncated {
-                format!(
-                    "{why}: the summarizer hit its output budget (compaction.maxOutputTokens = {max_tokens}). \
-                     Raise compaction.maxOutputTokens and compact again"
-                )
-            } else {
-                why
-            };
-            ctx.emit(Event::CompactionFailed { error: error.clone() });
-            return Ok(CompactOutcome::Failed { error });
-        }
+        Err(why) => return Ok(unparsed(ctx, why, truncated, max_tokens)),
     };
 
     // What the replaced messages did to files and what their commands returned: recorded, not summarized.
@@ -228,34 +203,92 @@ pub async fn compact(
         trigger: Some(trigger),
     };
     if preview {
-        let proposal =
-            ctx.store.write(|tx| compactions::insert_compaction(tx, &session.id, &record, Status::Proposed))?;
-        ctx.emit(Event::CompactionProposed {
-            proposal,
-            partial: parsed.partial,
-            checkpoint: checkpoint_json,
-            fidelity: Some(fidelity.clone()),
-        });
-        return Ok(CompactOutcome::Proposed {
-            proposal,
-            partial: parsed.partial,
-            checkpoint: parsed.checkpoint,
-            rendered,
-            fidelity: Box::new(fidelity),
+        return propose(ctx, &record, parsed, rendered, checkpoint_json, fidelity);
+    }
+    let added =
+        compactions::Added { checkpoint: &rendered, pinned: pinned.as_ref().map(|b| b.text.as_str()), inject: &inject };
+    apply(ctx, &record, anchor, &added, parsed.partial)
+}
+
+/// An uncertain tool result stops a compaction: a manual one is refused (exit 3), an automatic one
+/// skipped with the command that settles it.
+fn refuse_if_uncertain(ctx: &Context<'_>, reason: CompactionReason) -> Result<Option<CompactOutcome>> {
+    let uncertain = uncertain_calls(ctx)?;
+    if uncertain.is_empty() {
+        return Ok(None);
+    }
+    let session = &ctx.session.id;
+    if reason == CompactionReason::Manual {
+        return Err(Error::Uncertain {
+            session: session.to_string(),
+            count: uncertain.len(),
+            calls: uncertain.join(", "),
+            killed: String::new(),
         });
     }
+    let why =
+        format!("the session has uncertain tool results; run `alisio sessions recover {session} --acknowledge` first");
+    ctx.emit(Event::CompactionSkipped { reason: why.clone() });
+    Ok(Some(CompactOutcome::Skipped { reason: why }))
+}
+
+/// The summarizer's answer is no checkpoint: the compaction failed, saying why (and, when it ran
+/// out of output, what to raise).
+fn unparsed(ctx: &Context<'_>, why: String, truncated: bool, max_tokens: u32) -> CompactOutcome {
+    let error = if truncated {
+        format!(
+            "{why}: the summarizer hit its output budget (compaction.maxOutputTokens = {max_tokens}). \
+             Raise compaction.maxOutputTokens and compact again"
+        )
+    } else {
+        why
+    };
+    ctx.emit(Event::CompactionFailed { error: error.clone() });
+    CompactOutcome::Failed { error }
+}
+
+/// A previewed checkpoint, stored as a proposal to edit and apply or discard.
+fn propose(
+    ctx: &Context<'_>,
+    record: &NewCompaction,
+    parsed: Parsed,
+    rendered: String,
+    checkpoint_json: Value,
+    fidelity: Fidelity,
+) -> Result<CompactOutcome> {
+    let proposal =
+        ctx.store.write(|tx| compactions::insert_compaction(tx, &ctx.session.id, record, Status::Proposed))?;
+    ctx.emit(Event::CompactionProposed {
+        proposal,
+        partial: parsed.partial,
+        checkpoint: checkpoint_json,
+        fidelity: Some(fidelity.clone()),
+    });
+    Ok(CompactOutcome::Proposed {
+        proposal,
+        partial: parsed.partial,
+        checkpoint: parsed.checkpoint,
+        rendered,
+        fidelity: Box::new(fidelity),
+    })
+}
+
+/// The checkpoint applied: recorded, the span hidden behind it, what it adds appended.
+fn apply(
+    ctx: &Context<'_>,
+    record: &NewCompaction,
+    anchor: i64,
+    added: &compactions::Added<'_>,
+    partial: bool,
+) -> Result<CompactOutcome> {
+    let session = &ctx.session.id;
     let id = ctx.store.write(|tx| {
-        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        let added = compactions::Added {
-            checkpoint: &rendered,
-            pinned: pinned.as_ref().map(|b| b.text.as_str()),
-            inject: &inject,
-        };
-        compactions::apply_checkpoint(tx, &session.id, id, anchor, &added, &record.span)?;
+        let id = compactions::insert_compaction(tx, session, record, Status::Applied)?;
+        compactions::apply_checkpoint(tx, session, id, anchor, added, &record.span)?;
         Ok(id)
     })?;
-    emit_completed(ctx, &record);
-    Ok(CompactOutcome::Completed { compaction: id, partial: parsed.partial })
+    emit_completed(ctx, record);
+    Ok(CompactOutcome::Completed { compaction: id, partial })
 }
 
 /// What the plugins' `beforeCompact` hooks asked for: instructions, and per plugin (by index) the

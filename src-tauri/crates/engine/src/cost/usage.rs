@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{Money, PriceBook, Rates, Tier, Tokens};
 use crate::error::{Error, Result};
-use crate::store::usage::{SessionRef, UsageFilter};
+use crate::store::usage::{CallUsage, SessionRef, UsageFilter};
 use crate::store::Store;
 
 /// What usage is grouped by.
@@ -214,6 +214,24 @@ fn root_of<'s>(session: &'s SessionRef, sessions: &'s [SessionRef], by_id: &Hash
     at.id.as_str()
 }
 
+/// The calls `query` bounds, and whether its bounds are whole days (what the daily sums answer).
+fn bounds(query: &UsageQuery) -> Result<(UsageFilter, bool)> {
+    if let Some(since) = &query.since {
+        if since.len() < 10 || chrono::NaiveDate::parse_from_str(&since[..10], "%Y-%m-%d").is_err() {
+            return Err(Error::Usage(format!("--since must be a date (YYYY-MM-DD), not {since:?}")));
+        }
+    }
+    let until = match &query.until {
+        Some(until) if until.len() == 10 => Some(day_after(until)?),
+        other => other.clone(),
+    };
+    // The daily sums answer unless the bounds are finer than days (or, the caller checks, a band
+    // is not one they keep apart: a config or update band outside `BAND_THRESHOLDS`).
+    let is_day = |d: &Option<String>| d.as_ref().is_none_or(|d| d.len() == 10);
+    let whole_days = is_day(&query.since) && is_day(&until);
+    Ok((UsageFilter { since: query.since.clone(), until }, whole_days))
+}
+
 /// The usage report `query` asks for; `sessions_of` also lists the sessions behind that key.
 pub fn report(store: &Store, book: &PriceBook, query: &UsageQuery) -> Result<UsageReport> {
     let (report, _) = run(store, book, query, None)?;
@@ -231,20 +249,8 @@ fn run(
     query: &UsageQuery,
     wanted: Option<&str>,
 ) -> Result<(UsageReport, Vec<SessionRef>)> {
-    if let Some(since) = &query.since {
-        if since.len() < 10 || chrono::NaiveDate::parse_from_str(&since[..10], "%Y-%m-%d").is_err() {
-            return Err(Error::Usage(format!("--since must be a date (YYYY-MM-DD), not {since:?}")));
-        }
-    }
-    let until = match &query.until {
-        Some(until) if until.len() == 10 => Some(day_after(until)?),
-        other => other.clone(),
-    };
-    // The daily sums answer unless the bounds are finer than days or a band is not one they keep
-    // apart (a config or update band outside `BAND_THRESHOLDS`).
-    let is_day = |d: &Option<String>| d.as_ref().is_none_or(|d| d.len() == 10);
-    let daily = is_day(&query.since) && is_day(&until) && book.daily_bands();
-    let filter = UsageFilter { since: query.since.clone(), until };
+    let (filter, daily_bounds) = bounds(query)?;
+    let daily = daily_bounds && book.daily_bands();
     let sessions = store.session_refs()?;
     let by_id: HashMap<&str, usize> = sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect();
 
@@ -321,28 +327,7 @@ fn run(
             },
             UsageBy::Session | UsageBy::Project | UsageBy::Source => group_of_session,
         };
-        let entry = match prices.get(call.model) {
-            Some((at, entry)) if at == day => entry.as_ref(),
-            _ => {
-                let entry = book.entry(call.model, day).cloned();
-                prices.insert(call.model.to_string(), (day.to_string(), entry));
-                prices.get(call.model).and_then(|(_, e)| e.as_ref())
-            }
-        };
-        let tokens = Tokens {
-            prompt: call.prompt_tokens,
-            cached: call.cached_tokens,
-            cache_write: call.cache_write_tokens,
-            cache_write_1h: call.cache_write_1h_tokens,
-            completion: call.completion_tokens,
-        };
-        let rates: Option<Rates> = entry.map(|e| {
-            let schedule = e.price.schedule(Tier::parse(call.tier));
-            match call.band {
-                Some(level) => schedule.at_level(level),
-                None => schedule.at(tokens.prompt),
-            }
-        });
+        let (tokens, rates) = priced(book, &mut prices, &call, day);
         if rates.is_none() {
             *unpriced.entry(call.model.to_string()).or_default() += call.calls;
         }
@@ -351,11 +336,23 @@ fn run(
         group.sessions.insert(session);
     })?;
 
+    Ok(summed(query, keys, &groups, sessions, wanted, unpriced))
+}
+
+/// The report of the groups summed, and the sessions behind row `wanted`.
+fn summed(
+    query: &UsageQuery,
+    keys: Vec<String>,
+    groups: &[Group],
+    sessions: Vec<SessionRef>,
+    wanted: Option<&str>,
+    unpriced: HashMap<String, u64>,
+) -> (UsageReport, Vec<SessionRef>) {
     let titles: HashMap<&str, &str> = sessions.iter().map(|s| (s.id.as_str(), s.title.as_str())).collect();
     let mut total = Group::default();
     let mut rows: Vec<UsageRow> = Vec::with_capacity(keys.len());
     let mut behind: HashSet<usize> = HashSet::new();
-    for (key, group) in keys.into_iter().zip(&groups) {
+    for (key, group) in keys.into_iter().zip(groups) {
         total.merge(group);
         if wanted == Some(key.as_str()) {
             behind.extend(&group.sessions);
@@ -375,5 +372,38 @@ fn run(
     unpriced_models.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.model.cmp(&b.model)));
     let price_hint = (!unpriced_models.is_empty()).then(|| PRICE_HINT.to_string());
     let total = total.row("total".into(), None);
-    Ok((UsageReport { by: query.by, rows, total, unpriced_models, price_hint }, listed))
+    (UsageReport { by: query.by, rows, total, unpriced_models, price_hint }, listed)
+}
+
+/// A call's (or a day's sums') tokens and the rates they are priced at: the entry in force for
+/// its model on its day (looked up once per model and day), its tier's, at its band.
+fn priced(
+    book: &PriceBook,
+    prices: &mut HashMap<String, (String, Option<super::PriceEntry>)>,
+    call: &CallUsage<'_>,
+    day: &str,
+) -> (Tokens, Option<Rates>) {
+    let entry = match prices.get(call.model) {
+        Some((at, entry)) if at == day => entry.as_ref(),
+        _ => {
+            let entry = book.entry(call.model, day).cloned();
+            prices.insert(call.model.to_string(), (day.to_string(), entry));
+            prices.get(call.model).and_then(|(_, e)| e.as_ref())
+        }
+    };
+    let tokens = Tokens {
+        prompt: call.prompt_tokens,
+        cached: call.cached_tokens,
+        cache_write: call.cache_write_tokens,
+        cache_write_1h: call.cache_write_1h_tokens,
+        completion: call.completion_tokens,
+    };
+    let rates: Option<Rates> = entry.map(|e| {
+        let schedule = e.price.schedule(Tier::parse(call.tier));
+        match call.band {
+            Some(level) => schedule.at_level(level),
+            None => schedule.at(tokens.prompt),
+        }
+    });
+    (tokens, rates)
 }
