@@ -95,13 +95,7 @@ fn replay_steps(
     pending
         .retain(|c| str_at(c, "/status") == Some("applied") && c.get("summarizedSteps").is_some_and(Value::is_array));
     let mut seqs_of: std::collections::HashMap<u64, Vec<i64>> = std::collections::HashMap::new();
-    let apart = |mut record: Record| {
-        if let Some(id) = subagent {
-            record.off_view = true;
-            record = record.meta("sidechain", json!(true)).meta("agentId", json!(id));
-        }
-        record
-    };
+    let apart = |record: Record| apart(record, subagent);
     for step in document["steps"].as_array().into_iter().flatten() {
         if let Some(time) = str_at(step, "/timestamp").filter(|t| !t.is_empty()) {
             last_time = time.to_string();
@@ -143,58 +137,17 @@ fn replay_steps(
                 if let Some(reasoning) = str_at(step, "/reasoning_content") {
                     answer = answer.meta("reasoning", json!(reasoning));
                 }
-                answer.tool_calls = step
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .map(|c| ToolCall {
-                        id: str_at(c, "/tool_call_id").unwrap_or_default().to_string(),
-                        name: str_at(c, "/function_name").unwrap_or_default().to_string(),
-                        arguments: match c.get("arguments") {
-                            Some(Value::Object(o)) if o.len() == 1 && o.get("raw").is_some_and(Value::is_string) => {
-                                o["raw"].as_str().unwrap_or_default().to_string()
-                            }
-                            Some(other) => other.to_string(),
-                            None => "{}".to_string(),
-                        },
-                    })
-                    .collect();
+                answer.tool_calls = tool_calls_of(step);
                 let seq = sink.push(answer)?;
                 for result in step.pointer("/observation/results").and_then(Value::as_array).into_iter().flatten() {
-                    let mut observed = apart(Record::new(Role::Tool, text_of(result.get("content")), &at))
-                        .meta("subagentRefs", result.get("subagent_trajectory_ref").cloned().unwrap_or_default());
-                    if let Some(Value::Object(extra)) = result.get("extra") {
-                        for (key, value) in extra {
-                            observed = observed.meta(key, value.clone());
-                        }
-                    }
-                    observed.tool_call_id = str_at(result, "/source_call_id").map(str::to_string);
-                    sink.push(observed)?;
+                    sink.push(apart(observation(result, &at)))?;
                 }
                 // A step with no model call behind it (v1.7 deterministic dispatch) has no ledger
                 // row; nor has a subagent's step (its calls are not the main agent's requests).
                 let called = step.get("llm_call_count").and_then(Value::as_u64) != Some(0) && subagent.is_none();
                 if let Some(metrics) = step.get("metrics").filter(|m| m.is_object() && called) {
-                    let n = |key: &str| metrics.get(key).and_then(Value::as_u64);
-                    sink.model_call(
-                        &request,
-                        Usage {
-                            model: str_at(step, "/model_name")
-                                .map(str::to_string)
-                                .unwrap_or_else(|| default_model.clone()),
-                            prompt_tokens: n("prompt_tokens"),
-                            cached_tokens: n("cached_tokens"),
-                            cache_write_tokens: metrics
-                                .pointer("/extra/cache_creation_input_tokens")
-                                .and_then(Value::as_u64),
-                            completion_tokens: n("completion_tokens"),
-                            recorded_cost_pd: metrics.get("cost_usd").and_then(super::claude::picodollars),
-                            response_seq: Some(seq),
-                            started_at: at.clone(),
-                            ..Usage::new(Purpose::Turn, WireApi::Chat)
-                        },
-                    )?;
+                    let model = str_at(step, "/model_name").unwrap_or(&default_model);
+                    sink.model_call(&request, step_usage(metrics, model, seq, &at))?;
                 }
             }
             other => {
@@ -213,6 +166,62 @@ fn replay_steps(
         replay_compaction(sink, compaction, &seqs_of, &last_time)?;
     }
     Ok(skipped)
+}
+
+/// A subagent's record, kept apart from the main conversation.
+fn apart(mut record: Record, subagent: Option<&str>) -> Record {
+    if let Some(id) = subagent {
+        record.off_view = true;
+        record = record.meta("sidechain", json!(true)).meta("agentId", json!(id));
+    }
+    record
+}
+
+/// An agent step's tool calls (arguments as the model wrote them: a lone `raw` string as such).
+fn tool_calls_of(step: &Value) -> Vec<ToolCall> {
+    let calls = step.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
+    calls
+        .map(|c| ToolCall {
+            id: str_at(c, "/tool_call_id").unwrap_or_default().to_string(),
+            name: str_at(c, "/function_name").unwrap_or_default().to_string(),
+            arguments: match c.get("arguments") {
+                Some(Value::Object(o)) if o.len() == 1 && o.get("raw").is_some_and(Value::is_string) => {
+                    o["raw"].as_str().unwrap_or_default().to_string()
+                }
+                Some(other) => other.to_string(),
+                None => "{}".to_string(),
+            },
+        })
+        .collect()
+}
+
+/// One observation result: a tool result, its `extra` kept as record fields.
+fn observation(result: &Value, at: &str) -> Record {
+    let mut observed = Record::new(Role::Tool, text_of(result.get("content")), at)
+        .meta("subagentRefs", result.get("subagent_trajectory_ref").cloned().unwrap_or_default());
+    if let Some(Value::Object(extra)) = result.get("extra") {
+        for (key, value) in extra {
+            observed = observed.meta(key, value.clone());
+        }
+    }
+    observed.tool_call_id = str_at(result, "/source_call_id").map(str::to_string);
+    observed
+}
+
+/// A step's metrics as a ledger row.
+fn step_usage(metrics: &Value, model: &str, seq: i64, at: &str) -> Usage {
+    let n = |key: &str| metrics.get(key).and_then(Value::as_u64);
+    Usage {
+        model: model.to_string(),
+        prompt_tokens: n("prompt_tokens"),
+        cached_tokens: n("cached_tokens"),
+        cache_write_tokens: metrics.pointer("/extra/cache_creation_input_tokens").and_then(Value::as_u64),
+        completion_tokens: n("completion_tokens"),
+        recorded_cost_pd: metrics.get("cost_usd").and_then(super::claude::picodollars),
+        response_seq: Some(seq),
+        started_at: at.to_string(),
+        ..Usage::new(Purpose::Turn, WireApi::Chat)
+    }
 }
 
 /// A compaction Alisio exported: the steps it summarized leave the view, its checkpoint leads it.

@@ -261,11 +261,7 @@ impl Codex {
                 let Some(call_id) = str_at(item, "/call_id").or(id) else {
                     return Ok(Skip::Yes(format!("a {item_type} without call_id or id")));
                 };
-                let arguments = match item.get("arguments").or_else(|| item.get("input")) {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
-                };
+                let arguments = arguments_of(item);
                 let mut record = Record::new(Role::Assistant, "", at).id(id);
                 record.tool_calls.push(ToolCall {
                     id: call_id.to_string(),
@@ -281,15 +277,7 @@ impl Codex {
                 let Some(call_id) = str_at(item, "/call_id") else {
                     return Ok(Skip::Yes(format!("a {item_type} without call_id")));
                 };
-                let (output, rest) = match item.get("output") {
-                    Some(Value::String(s)) => (s.clone(), Value::Null),
-                    Some(Value::Object(o)) => {
-                        let text = o.get("content").and_then(Value::as_str).map(str::to_string);
-                        (text.unwrap_or_else(|| Value::Object(o.clone()).to_string()), Value::Object(o.clone()))
-                    }
-                    Some(other) => (other.to_string(), Value::Null),
-                    None => (String::new(), Value::Null),
-                };
+                let (output, rest) = output_of(item);
                 let mut record = Record::new(Role::Tool, output, at)
                     .id(id)
                     .meta("exec", self.exec.remove(call_id).unwrap_or(Value::Null))
@@ -300,12 +288,8 @@ impl Codex {
             _ => {
                 // Reasoning, web searches and other items the model sees: sent back as they are.
                 self.begin_response(sink);
-                let summary = item
-                    .get("summary")
-                    .and_then(Value::as_array)
-                    .map(|parts| parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"))
-                    .unwrap_or_default();
-                let mut record = Record::new(Role::Assistant, summary, at).id(id).meta("type", json!(item_type));
+                let mut record =
+                    Record::new(Role::Assistant, summary_of(item), at).id(id).meta("type", json!(item_type));
                 record.provider_items = Some(json!([item]));
                 sink.push(record)?
             }
@@ -516,4 +500,34 @@ fn content_text(content: Option<&Value>) -> (String, Value) {
         }
         _ => (String::new(), Value::Null),
     }
+}
+
+/// A call item's arguments as the model wrote them (`arguments`, or a custom tool's `input`).
+fn arguments_of(item: &Value) -> String {
+    match item.get("arguments").or_else(|| item.get("input")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+/// An output item's text, and the rest of a structured output (kept as a record field).
+fn output_of(item: &Value) -> (String, Value) {
+    match item.get("output") {
+        Some(Value::String(s)) => (s.clone(), Value::Null),
+        Some(Value::Object(o)) => {
+            let text = o.get("content").and_then(Value::as_str).map(str::to_string);
+            (text.unwrap_or_else(|| Value::Object(o.clone()).to_string()), Value::Object(o.clone()))
+        }
+        Some(other) => (other.to_string(), Value::Null),
+        None => (String::new(), Value::Null),
+    }
+}
+
+/// A reasoning item's readable summary.
+fn summary_of(item: &Value) -> String {
+    let parts = item.get("summary").and_then(Value::as_array);
+    parts
+        .map(|parts| parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
 }

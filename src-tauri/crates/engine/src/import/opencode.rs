@@ -344,37 +344,39 @@ impl OpenCode {
         for result in results {
             sink.push(result)?;
         }
-        let tokens = &data["tokens"];
-        let input = tokens["input"].as_u64();
-        let read = value_at(tokens, "/cache/read").and_then(Value::as_u64);
-        let write = value_at(tokens, "/cache/write").and_then(Value::as_u64).unwrap_or(0);
-        let created = value_at(data, "/time/created").and_then(Value::as_i64);
-        let completed = value_at(data, "/time/completed").and_then(Value::as_i64);
-        let call = sink.model_call(
-            &request,
-            Usage {
-                purpose: if summary { Purpose::Compaction } else { Purpose::Turn },
-                api: WireApi::Chat,
-                model,
-                prompt_tokens: input.map(|i| i + read.unwrap_or(0) + write),
-                cached_tokens: read,
-                cache_write_tokens: input.map(|_| write),
-                completion_tokens: tokens["output"].as_u64(),
-                // The cost OpenCode recorded from its model table (a number of USD).
-                recorded_cost_pd: data.get("cost").filter(|c| c.is_number()).and_then(super::claude::picodollars),
-                duration_ms: created.zip(completed).map(|(a, b)| (b - a).max(0) as u64),
-                finish_reason: data["finish"].as_str().map(str::to_string),
-                response_seq: Some(seq),
-                started_at: at.to_string(),
-                ..Usage::new(Purpose::Turn, WireApi::Chat)
-            },
-        )?;
+        let call = sink.model_call(&request, usage_of(data, model, summary, seq, at))?;
         if summary {
             crate::store::imported::link_summary_call(sink.tx, sink.session, call, seq)?;
         }
-        if let Some(done) = completed {
+        if let Some(done) = value_at(data, "/time/completed").and_then(Value::as_i64) {
             sink.touch(&iso(done))?;
         }
         Ok(())
+    }
+}
+
+/// An assistant message's figures as OpenCode recorded them (input apart from cache reads and
+/// writes; the cost from its model table, in USD).
+fn usage_of(data: &Value, model: String, summary: bool, seq: i64, at: &str) -> Usage {
+    let tokens = &data["tokens"];
+    let input = tokens["input"].as_u64();
+    let read = value_at(tokens, "/cache/read").and_then(Value::as_u64);
+    let write = value_at(tokens, "/cache/write").and_then(Value::as_u64).unwrap_or(0);
+    let created = value_at(data, "/time/created").and_then(Value::as_i64);
+    let completed = value_at(data, "/time/completed").and_then(Value::as_i64);
+    Usage {
+        purpose: if summary { Purpose::Compaction } else { Purpose::Turn },
+        api: WireApi::Chat,
+        model,
+        prompt_tokens: input.map(|i| i + read.unwrap_or(0) + write),
+        cached_tokens: read,
+        cache_write_tokens: input.map(|_| write),
+        completion_tokens: tokens["output"].as_u64(),
+        recorded_cost_pd: data.get("cost").filter(|c| c.is_number()).and_then(super::claude::picodollars),
+        duration_ms: created.zip(completed).map(|(a, b)| (b - a).max(0) as u64),
+        finish_reason: data["finish"].as_str().map(str::to_string),
+        response_seq: Some(seq),
+        started_at: at.to_string(),
+        ..Usage::new(Purpose::Turn, WireApi::Chat)
     }
 }
