@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Real agent CLIs through `alisio proxy` (README "Testing"): each agent runs one turn with a tool
+"""Real agent CLIs through `alisio proxy` (docs/development.md): each agent runs one turn with a tool
 call against a scripted server, its base URL pointed at the proxy; then its own session files are
 imported. Checked: every body the proxy stored equals, key for key, the body the server received
 (and no credential reached the database); every call of the imported session is exact.

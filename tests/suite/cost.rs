@@ -285,10 +285,10 @@ fn claude_record(n: u32, model: &str, at: &str, usage: Value) -> String {
     .to_string()
 }
 
-#[tokio::test]
-async fn imported_calls_are_priced_by_their_ids_as_written_with_1_hour_writes_and_unpriced_models_named() {
-    let h = Harness::new(vec![]).await;
-    let dir = h.home.path().join("claude/projects/-tmp-prices");
+/// A Claude Code session of three calls: Sonnet 4.5 with 5-minute and 1-hour cache writes, Haiku
+/// 4.5 through Bedrock's US profile, and a model no price names.
+fn claude_session(home: &std::path::Path) -> std::path::PathBuf {
+    let dir = home.join("claude/projects/-tmp-prices");
     std::fs::create_dir_all(&dir).unwrap();
     let user = json!({"parentUuid": null, "isSidechain": false, "type": "user", "uuid": "u0", "sessionId": "prices-session",
         "cwd": "/tmp/prices", "version": "2.1.0", "timestamp": "2026-11-30T10:00:00.000Z",
@@ -317,6 +317,13 @@ async fn imported_calls_are_priced_by_their_ids_as_written_with_1_hour_writes_an
     ];
     let file = dir.join("prices-session.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    file
+}
+
+#[tokio::test]
+async fn imported_calls_are_priced_by_their_ids_as_written_with_1_hour_writes_and_unpriced_models_named() {
+    let h = Harness::new(vec![]).await;
+    let file = claude_session(h.home.path());
     h.alisio(&["import", file.to_str().unwrap(), "--json"]).await.assert_ok();
     let session = h.alisio(&["sessions", "list", "--json"]).await.json()[0]["id"].as_str().unwrap().to_string();
     let calls = h.alisio(&["calls", "list", &session, "--json"]).await.json();

@@ -62,6 +62,32 @@ fn database_bytes(h: &Harness) -> Vec<u8> {
     bytes
 }
 
+/// A paced Anthropic stream through the proxy: its first event arrives while the server still
+/// writes the rest, and the whole arrives unchanged.
+async fn anthropic_stream_arrives_piece_by_piece(http: &reqwest::Client, base: &str, expected: &str) {
+    let started = Instant::now();
+    let streamed = http
+        .post(format!("{base}/v1/messages?beta=true"))
+        .header("x-api-key", SECRET)
+        .body(r#"{"model":"claude","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#)
+        .send()
+        .await
+        .unwrap();
+    let mut pieces = streamed.bytes_stream();
+    let first = pieces.next().await.unwrap().unwrap();
+    let first_at = started.elapsed();
+    let mut rest = Vec::new();
+    while let Some(piece) = pieces.next().await {
+        rest.extend_from_slice(&piece.unwrap());
+    }
+    assert!(
+        first_at < Duration::from_millis(1000),
+        "the first event came after {first_at:?}: the stream was held back"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(1400));
+    assert_eq!([first.to_vec(), rest].concat(), expected.as_bytes());
+}
+
 #[tokio::test]
 async fn calls_pass_byte_for_byte_stream_as_they_come_and_are_stored_without_credentials() {
     let answer = Answer::text("hello through the proxy");
@@ -126,27 +152,7 @@ async fn calls_pass_byte_for_byte_stream_as_they_come_and_are_stored_without_cre
     assert_eq!(models.json::<Value>().await.unwrap(), json!({"data": [{"id": "m"}]}));
 
     // An Anthropic stream arrives piece by piece while the server is still writing it.
-    let started = Instant::now();
-    let streamed = http
-        .post(format!("{}/v1/messages?beta=true", proxy.base))
-        .header("x-api-key", SECRET)
-        .body(r#"{"model":"claude","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#)
-        .send()
-        .await
-        .unwrap();
-    let mut pieces = streamed.bytes_stream();
-    let first = pieces.next().await.unwrap().unwrap();
-    let first_at = started.elapsed();
-    let mut rest = Vec::new();
-    while let Some(piece) = pieces.next().await {
-        rest.extend_from_slice(&piece.unwrap());
-    }
-    assert!(
-        first_at < Duration::from_millis(1000),
-        "the first event came after {first_at:?}: the stream was held back"
-    );
-    assert!(started.elapsed() >= Duration::from_millis(1400));
-    assert_eq!([first.to_vec(), rest].concat(), anthropic.concat().as_bytes());
+    anthropic_stream_arrives_piece_by_piece(&http, &proxy.base, &anthropic.concat()).await;
     let captured = proxy.next().await;
     assert_eq!(
         (&captured["path"], &captured["promptTokens"], &captured["cachedTokens"]),

@@ -113,7 +113,7 @@ async fn non_utf8_and_huge_outputs_are_stored_marked_and_bounded() {
         h.rows("SELECT call_id, lossy, dropped_bytes FROM tool_calls ORDER BY id"),
         vec![vec![json!("bin"), json!(1), json!(0)], vec![json!("big"), json!(0), json!(11534336 - cap)]]
     );
-    // …while the model got the kept tail reduced to fit limits.maxContextChars (README "Compaction").
+    // …while the model got the kept tail reduced to fit limits.maxContextChars (docs/compaction.md).
     assert_eq!(outputs[1].chars().count(), 8000);
     assert!(outputs[1].ends_with("\n… [truncated by context budget]"));
     assert_eq!(stored[1][0].as_str().unwrap(), outputs[1]);

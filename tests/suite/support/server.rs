@@ -187,6 +187,57 @@ async fn write_head(socket: &mut TcpStream, status: u16, content_type: &str) -> 
     socket.write_all(head.as_bytes()).await
 }
 
+/// A request that is no model call: the received bodies (`/__received`, for the window tests in
+/// another process), the model list (`…/models`), or not found.
+async fn lookup(
+    socket: &mut TcpStream,
+    state: &Arc<Mutex<State>>,
+    request: &Received,
+    models: Option<Value>,
+) -> std::io::Result<()> {
+    if request.path.ends_with("/__received") {
+        let bodies: Vec<Value> = {
+            let state = state.lock().unwrap();
+            state.received.iter().filter(|r| r.is_model_call()).map(|r| r.body.clone()).collect()
+        };
+        write_head(socket, 200, "application/json").await?;
+        socket.write_all(Value::Array(bodies).to_string().as_bytes()).await?;
+        return socket.shutdown().await;
+    }
+    match models {
+        Some(models) if request.path.ends_with("/models") => {
+            write_head(socket, 200, "application/json").await?;
+            socket.write_all(models.to_string().as_bytes()).await?;
+        }
+        _ => {
+            write_head(socket, 404, "text/plain").await?;
+            socket.write_all(b"not found").await?;
+        }
+    }
+    socket.shutdown().await
+}
+
+/// An answer as Anthropic's Messages API writes it: an event stream, or one message.
+async fn write_anthropic(
+    socket: &mut TcpStream,
+    answer: &Answer,
+    cache: &PromptCache,
+    stream: bool,
+) -> std::io::Result<()> {
+    if stream {
+        write_head(socket, 200, "text/event-stream").await?;
+        for event in anthropic_events(answer, cache) {
+            let name = event["type"].as_str().unwrap_or_default().to_string();
+            socket.write_all(format!("event: {name}\ndata: {event}\n\n").as_bytes()).await?;
+            socket.flush().await?;
+        }
+        Ok(())
+    } else {
+        write_head(socket, 200, "application/json").await?;
+        socket.write_all(anthropic_message(answer, cache).to_string().as_bytes()).await
+    }
+}
+
 async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result<()> {
     let Some(request) = read_request(&mut socket).await else { return Ok(()) };
     let route = state.lock().unwrap().routes.get(&request.path).cloned();
@@ -208,27 +259,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         }
     };
     if let Some(models) = models {
-        if request.path.ends_with("/__received") {
-            // For a test in another process (the window tests): every POST body so far.
-            let bodies: Vec<Value> = {
-                let state = state.lock().unwrap();
-                state.received.iter().filter(|r| r.is_model_call()).map(|r| r.body.clone()).collect()
-            };
-            write_head(&mut socket, 200, "application/json").await?;
-            socket.write_all(Value::Array(bodies).to_string().as_bytes()).await?;
-            return socket.shutdown().await;
-        }
-        match models {
-            Some(models) if request.path.ends_with("/models") => {
-                write_head(&mut socket, 200, "application/json").await?;
-                socket.write_all(models.to_string().as_bytes()).await?;
-            }
-            _ => {
-                write_head(&mut socket, 404, "text/plain").await?;
-                socket.write_all(b"not found").await?;
-            }
-        }
-        return socket.shutdown().await;
+        return lookup(&mut socket, &state, &request, models).await;
     }
     let responses = request.path.ends_with("/responses");
     let anthropic = request.path.ends_with("/messages");
@@ -260,18 +291,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         }
         Some(Reply::Hang) => tokio::time::sleep(Duration::from_secs(60)).await,
         Some(Reply::Answer(answer)) if anthropic => {
-            let cache = cache.unwrap_or_default();
-            if stream {
-                write_head(&mut socket, 200, "text/event-stream").await?;
-                for event in anthropic_events(&answer, &cache) {
-                    let name = event["type"].as_str().unwrap_or_default().to_string();
-                    socket.write_all(format!("event: {name}\ndata: {event}\n\n").as_bytes()).await?;
-                    socket.flush().await?;
-                }
-            } else {
-                write_head(&mut socket, 200, "application/json").await?;
-                socket.write_all(anthropic_message(&answer, &cache).to_string().as_bytes()).await?;
-            }
+            write_anthropic(&mut socket, &answer, &cache.unwrap_or_default(), stream).await?;
         }
         Some(Reply::Answer(answer)) => {
             if stream {

@@ -1,8 +1,10 @@
-// Window-wide keyboard shortcuts (listed in the README and on the buttons' titles).
+// Window-wide keyboard shortcuts (listed in docs/window.md and on the buttons' titles).
 import { useEffect, useRef } from "preact/hooks";
 
 export type Shortcuts = {
   escape: () => void;
+  /** Ctrl+`tabKeys[i]` calls `tab(i)` (the keys of the views' table, in order). */
+  tabKeys: readonly string[];
   tab: (index: number) => void;
   sessions: () => void;
   search: () => void;
@@ -24,7 +26,7 @@ export function useShortcuts(handlers: Shortcuts) {
       if (e.key === "Escape") h.escape();
       if (!(e.ctrlKey || e.metaKey)) return;
       const key = e.key.toLowerCase();
-      const digit = ["1", "2", "3", "4", "5", "6", "7"].indexOf(e.key);
+      const digit = h.tabKeys.indexOf(e.key);
       const action =
         digit >= 0 ? () => h.tab(digit)
         : key === "k" ? h.sessions

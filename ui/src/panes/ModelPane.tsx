@@ -3,7 +3,7 @@
 import { useCallback } from "preact/hooks";
 import { CHARS_PER_TOKEN, type ModelCallRecord } from "../bindings";
 import { WireCard } from "../components";
-import type { Wire } from "../hooks/useSessionView";
+import type { Wire } from "../hooks/useModelView";
 import { formatChars, formatTokens, missingLabel, sourceBadge } from "../logic";
 import { VirtualList } from "../VirtualList";
 

@@ -1,8 +1,9 @@
-// The tabs (Ctrl+1..4) and the compaction actions.
+// The tabs (one per view of the views' table, each with its Ctrl+key) and the compaction actions.
 import type { Tab } from "../tabs";
 
 export function Toolbar(props: {
-  tabs: Array<[Tab, string, string]>;
+  /** The views in order: a tab each, opened by Ctrl+`key` too. */
+  tabs: ReadonlyArray<{ id: Tab; label: string; key: string }>;
   tab: Tab;
   onTab: (tab: Tab) => void;
   canCompact: boolean;
@@ -20,8 +21,8 @@ export function Toolbar(props: {
   return (
     <header class="toolbar">
       <nav class="tabs" role="tablist">
-        {props.tabs.map(([id, label, key]) => (
-          <button role="tab" aria-selected={props.tab === id} class={props.tab === id ? "tab active" : "tab"} onClick={() => props.onTab(id)} title={key} data-testid={`tab-${id}`}>
+        {props.tabs.map(({ id, label, key }) => (
+          <button role="tab" aria-selected={props.tab === id} class={props.tab === id ? "tab active" : "tab"} onClick={() => props.onTab(id)} title={`Ctrl+${key}`} data-testid={`tab-${id}`}>
             {label}
           </button>
         ))}

@@ -4,12 +4,9 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { SessionRef, UsageReport, UsageRequest } from "../bindings";
 import { formatUsd, stackedUsage, type UsageDay } from "../logic";
+import { PALETTE, UsageChart } from "./UsageChart";
 
 const GROUPS = ["day", "week", "month", "session", "model", "project", "source"] as const;
-const PALETTE = ["#0969da", "#bf8700", "#1a7f37", "#8250df", "#cf222e", "#57606a", "#fb8f44", "#54aeff"];
-const W = 800;
-const H = 200;
-const PAD = { left: 64, right: 12, top: 12, bottom: 22 };
 
 export function UsageView(props: { onOpen: (session: string) => void; fail: (e: unknown) => void }) {
   const [by, setBy] = useState<(typeof GROUPS)[number]>("day");
@@ -48,7 +45,6 @@ export function UsageView(props: { onOpen: (session: string) => void; fail: (e: 
     api.usageSessions({ ...range, by, key }).then(setBehind, props.fail);
   };
 
-  const total = report?.total;
   return (
     <div class="usage-view" data-testid="usage-view">
       <div class="pane-head usage-controls">
@@ -72,53 +68,12 @@ export function UsageView(props: { onOpen: (session: string) => void; fail: (e: 
           </select>
         </label>
       </div>
-      {total && (
-        <div class="usage-total" data-testid="usage-total">
-          <strong>{formatUsd(total.costUsd)}</strong> over {total.calls.toLocaleString("en-US")} calls · cache hit{" "}
-          {total.cacheHitRate === null ? "–" : `${(total.cacheHitRate * 100).toFixed(1)} %`} · saved by the cache {formatUsd(total.cacheSavingsUsd)}
-          {total.unpricedCalls > 0 && <span class="warning small"> · {total.unpricedCalls} calls unpriced</span>}
-        </div>
-      )}
-      {report && report.unpricedModels.length > 0 && (
-        <div class="usage-unpriced-models small" data-testid="usage-unpriced-models">
-          <span class="warning">No price for</span>{" "}
-          {report.unpricedModels.map((m, i) => (
-            <span>
-              {i > 0 && ", "}
-              <code>{m.model}</code> <span class="muted">({m.calls.toLocaleString("en-US")} calls)</span>
-            </span>
-          ))}
-          . Their cost is left out, never guessed. To price them: <code>{report.priceHint}</code>
-        </div>
-      )}
+      {report && <UsageTotals report={report} />}
       {days && <UsageChart days={days} series={series} />}
       {days && days.every((d) => d.total === 0) && (
         <div class="muted small" data-testid="usage-unpriced">No priced calls in this range: their models have no price (a local model never has one); `alisio prices update` loads a newer LiteLLM snapshot, config `prices` adds one by hand.</div>
       )}
-      {report && (
-        <table class="calls usage-table" data-testid="usage-table">
-          <thead>
-            <tr><th>{by}</th><th>calls</th><th>prompt</th><th>cached</th><th>written</th><th>output</th><th>hit %</th><th>cost</th><th>saved</th><th>unpriced</th><th>sessions</th></tr>
-          </thead>
-          <tbody>
-            {report.rows.map((r) => (
-              <tr class={picked === r.key ? "active" : ""} onClick={() => open(r.key)} title="Show the sessions behind this row" data-testid="usage-row">
-                <td>{r.label ? <span title={r.key}>{r.label}</span> : r.key || "–"}</td>
-                <td>{r.calls}</td>
-                <td>{r.promptTokens.toLocaleString("en-US")}</td>
-                <td>{r.cachedTokens.toLocaleString("en-US")}</td>
-                <td>{r.cacheWriteTokens.toLocaleString("en-US")}</td>
-                <td>{r.completionTokens.toLocaleString("en-US")}</td>
-                <td>{r.cacheHitRate === null ? "–" : (r.cacheHitRate * 100).toFixed(1)}</td>
-                <td data-testid="usage-cost">{formatUsd(r.costUsd)}</td>
-                <td>{formatUsd(r.cacheSavingsUsd)}</td>
-                <td>{r.unpricedCalls || ""}</td>
-                <td>{r.sessions}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {report && <UsageTable report={report} by={by} picked={picked} onOpen={open} />}
       {report && report.rows.length === 0 && <div class="empty">No model calls in this range.</div>}
       {picked !== null && (
         <div class="usage-sessions" data-testid="usage-sessions">
@@ -135,45 +90,60 @@ export function UsageView(props: { onOpen: (session: string) => void; fail: (e: 
   );
 }
 
-function UsageChart(props: { days: UsageDay[]; series: string[] }) {
-  const { days, series } = props;
-  const max = Math.max(1e-6, ...days.map((d) => d.total)) * 1.08;
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const step = plotW / Math.max(1, days.length);
-  const y = (usd: number) => PAD.top + plotH - (plotH * usd) / max;
-  const color = (s: string) => PALETTE[series.indexOf(s) % PALETTE.length];
+/** The total of the range, and the models without a price (their cost is left out). */
+function UsageTotals(props: { report: UsageReport }) {
+  const { report } = props;
+  const total = report.total;
   return (
-    <div class="context-chart">
-      <div class="muted small">
-        Cost by day:{" "}
-        {series.map((s) => (
-          <span class="legend"><span class="swatch" style={{ background: color(s) }} />{s} </span>
+    <>
+      {total && (
+        <div class="usage-total" data-testid="usage-total">
+          <strong>{formatUsd(total.costUsd)}</strong> over {total.calls.toLocaleString("en-US")} calls · cache hit{" "}
+          {total.cacheHitRate === null ? "–" : `${(total.cacheHitRate * 100).toFixed(1)} %`} · saved by the cache {formatUsd(total.cacheSavingsUsd)}
+          {total.unpricedCalls > 0 && <span class="warning small"> · {total.unpricedCalls} calls unpriced</span>}
+        </div>
+      )}
+      {report.unpricedModels.length > 0 && (
+        <div class="usage-unpriced-models small" data-testid="usage-unpriced-models">
+          <span class="warning">No price for</span>{" "}
+          {report.unpricedModels.map((m, i) => (
+            <span>
+              {i > 0 && ", "}
+              <code>{m.model}</code> <span class="muted">({m.calls.toLocaleString("en-US")} calls)</span>
+            </span>
+          ))}
+          . Their cost is left out, never guessed. To price them: <code>{report.priceHint}</code>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** One row per group of the grouping picked; a click shows the sessions behind it. */
+function UsageTable(props: { report: UsageReport; by: string; picked: string | null; onOpen: (key: string) => void }) {
+  const { report, by, picked } = props;
+  return (
+    <table class="calls usage-table" data-testid="usage-table">
+      <thead>
+        <tr><th>{by}</th><th>calls</th><th>prompt</th><th>cached</th><th>written</th><th>output</th><th>hit %</th><th>cost</th><th>saved</th><th>unpriced</th><th>sessions</th></tr>
+      </thead>
+      <tbody>
+        {report.rows.map((r) => (
+          <tr class={picked === r.key ? "active" : ""} onClick={() => props.onOpen(r.key)} title="Show the sessions behind this row" data-testid="usage-row">
+            <td>{r.label ? <span title={r.key}>{r.label}</span> : r.key || "–"}</td>
+            <td>{r.calls}</td>
+            <td>{r.promptTokens.toLocaleString("en-US")}</td>
+            <td>{r.cachedTokens.toLocaleString("en-US")}</td>
+            <td>{r.cacheWriteTokens.toLocaleString("en-US")}</td>
+            <td>{r.completionTokens.toLocaleString("en-US")}</td>
+            <td>{r.cacheHitRate === null ? "–" : (r.cacheHitRate * 100).toFixed(1)}</td>
+            <td data-testid="usage-cost">{formatUsd(r.costUsd)}</td>
+            <td>{formatUsd(r.cacheSavingsUsd)}</td>
+            <td>{r.unpricedCalls || ""}</td>
+            <td>{r.sessions}</td>
+          </tr>
         ))}
-      </div>
-      <svg xmlns="http://www.w3.org/2000/svg" viewBox={`0 0 ${W} ${H}`} width="100%" data-testid="usage-chart" font-family="sans-serif" font-size="10">
-        <text x={PAD.left - 4} y={y(max) + 8} text-anchor="end" fill="#6e7781">{formatUsd(max)}</text>
-        <text x={PAD.left - 4} y={y(0)} text-anchor="end" fill="#6e7781">$0</text>
-        {days.map((d, i) => {
-          let below = 0;
-          const x = PAD.left + step * i + step * 0.15;
-          const w = Math.max(1, step * 0.7);
-          return (
-            <g data-testid="usage-bar">
-              <title>{`${d.day}: ${formatUsd(d.total)} — ${d.parts.map((p) => `${p.series} ${formatUsd(p.cost)}`).join(", ")}`}</title>
-              {d.parts.map((p) => {
-                const top = below + p.cost;
-                const rect = <rect x={x} width={w} y={y(top)} height={Math.max(0, y(below) - y(top))} fill={color(p.series)} />;
-                below = top;
-                return rect;
-              })}
-              {(days.length <= 31 || i % Math.ceil(days.length / 31) === 0) && (
-                <text x={x + w / 2} y={H - 6} text-anchor="middle" fill="#6e7781">{d.day.slice(5)}</text>
-              )}
-            </g>
-          );
-        })}
-      </svg>
-    </div>
+      </tbody>
+    </table>
   );
 }

@@ -16,12 +16,17 @@ const CALLS: usize = 20_000;
 const COMPACTIONS: usize = 5;
 const OUTPUT_CHARS: usize = 1_600;
 
-/// Writes the rollout line by line (never held in memory) and returns its size in bytes.
-fn generate(path: &Path) -> std::io::Result<u64> {
-    let mut out = BufWriter::new(std::fs::File::create(path)?);
-    let mut ordinal = 0u64;
-    let mut line = |out: &mut BufWriter<std::fs::File>, kind: &str, payload: Value, metadata: Option<Value>| {
-        let second = ordinal / 10;
+/// The rollout being written, line by line (never held in memory).
+struct Rollout {
+    out: BufWriter<std::fs::File>,
+    ordinal: u64,
+    response: u64,
+    prompts: Vec<String>,
+}
+
+impl Rollout {
+    fn line(&mut self, kind: &str, payload: Value, metadata: Option<Value>) -> std::io::Result<()> {
+        let (ordinal, second) = (self.ordinal, self.ordinal / 10);
         let mut record = json!({
             "timestamp": format!("2026-11-30T{:02}:{:02}:{:02}.{:03}Z", 10 + second / 3600 % 12, second / 60 % 60, second % 60, ordinal % 1000),
             "ordinal": ordinal,
@@ -31,128 +36,102 @@ fn generate(path: &Path) -> std::io::Result<u64> {
         if let Some(m) = metadata {
             record["metadata"] = m;
         }
-        ordinal += 1;
-        serde_json::to_writer(&mut *out, &record).map_err(std::io::Error::other)?;
-        out.write_all(b"\n")
-    };
+        self.ordinal += 1;
+        serde_json::to_writer(&mut self.out, &record).map_err(std::io::Error::other)?;
+        self.out.write_all(b"\n")
+    }
+
+    fn usage(&mut self, turn: &str, input: usize, cached: usize, output: usize) -> std::io::Result<()> {
+        self.response += 1;
+        let usage = json!({"input_tokens": input, "cached_input_tokens": cached, "output_tokens": output});
+        self.line(
+            "token_usage_record",
+            json!({"response_id": format!("resp_{}", self.response), "turn_id": turn, "usage": usage}),
+            None,
+        )
+    }
+
+    /// A turn's start: its context and the user's prompt.
+    fn turn_start(&mut self, call: usize, turn: &str) -> std::io::Result<()> {
+        let started = json!({"type": "task_started", "turn_id": turn, "turn_attribution": {"turn_id": turn}, "model_context_window": 95000});
+        self.line("event_msg", started, None)?;
+        self.line("turn_context", json!({"turn_id": turn, "cwd": "/home/dev/work/big", "model": "mock"}), None)?;
+        let prompt = format!("DO exec_command {{\"cmd\":\"cargo test --test step{call}\"}} — étape {call} ✓");
+        self.prompts.push(prompt.clone());
+        let message = json!({"type": "message", "id": format!("msg_u{call}"), "role": "user", "content": [{"type": "input_text", "text": prompt}]});
+        self.line("response_item", message, Some(json!({"history_sequence": call})))
+    }
+
+    /// One command call, its usage, its output.
+    fn call(&mut self, call: usize, turn: &str, id: &str) -> std::io::Result<()> {
+        let arguments = json!({"cmd": format!("cargo test --test step{call}")}).to_string();
+        let item = json!({"type": "function_call", "id": format!("fc_{call}"), "name": "exec_command", "arguments": arguments, "call_id": id});
+        self.line("response_item", item, None)?;
+        self.usage(turn, 20000 + call, 19000 + call, 12)?;
+        let output: String = format!("line {call}: ok\n").repeat(OUTPUT_CHARS / 14);
+        let completed = json!({"type": "item_completed", "turn_id": turn, "item": {"type": "CommandExecution", "id": id,
+            "command": ["/bin/bash", "-lc", "cargo test"], "aggregated_output": output, "exit_code": (call % 7 == 0) as i32,
+            "duration": {"secs": 0, "nanos": 18728}}});
+        self.line("event_msg", completed, None)?;
+        let result = json!({"type": "function_call_output", "id": format!("fco_{call}"), "call_id": id,
+            "output": format!("Chunk ID: {call:06x}\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\n{output}")});
+        self.line("response_item", result, None)?;
+        self.line(
+            "event_msg",
+            json!({"type": "token_count", "info": {"last_token_usage": {"input_tokens": 20000}}}),
+            None,
+        )
+    }
+
+    /// A turn's end: the answer, its usage, `task_complete`.
+    fn turn_end(&mut self, call: usize, turn: &str, id: &str) -> std::io::Result<()> {
+        let answer = json!({"type": "message", "id": format!("msg_a{call}"), "role": "assistant", "content": [{"type": "output_text", "text": format!("ack {id}")}]});
+        self.line("response_item", answer, None)?;
+        self.usage(turn, 20100 + call, 20000 + call, 5)?;
+        self.line("event_msg", json!({"type": "task_complete", "turn_id": turn, "duration_ms": 191}), None)
+    }
+
+    /// An automatic compaction inside the turn: the summarizer's answer, its usage, `compacted`.
+    fn compaction(&mut self, call: usize, turn: &str, window: usize) -> std::io::Result<()> {
+        let summary = "{\"goal\": \"finish the parser\", \"nextSteps\": [\"run the tests\"]}";
+        let answer = json!({"type": "message", "id": format!("msg_s{call}"), "role": "assistant", "content": [{"type": "output_text", "text": summary}]});
+        self.line("response_item", answer, Some(json!({"compaction_output": true})))?;
+        self.usage(turn, 90000, 80000, 74)?;
+        let message = format!("Another language model started to solve this problem and produced a summary of its thinking process.\n{summary}");
+        let mut history: Vec<Value> = self.prompts.iter().enumerate().map(|(i, p)| json!({"type": "message", "id": format!("msg_r{call}_{i}"), "role": "user", "content": [{"type": "input_text", "text": p}]})).collect();
+        history.push(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": message}]}));
+        let compacted = json!({"message": message, "replacement_history": history, "window_number": window, "compaction_response_id": format!("resp_{}", self.response)});
+        self.line("compacted", compacted, None)
+    }
+}
+
+/// Writes the rollout and returns its size in bytes.
+fn generate(path: &Path) -> std::io::Result<u64> {
+    let mut rollout =
+        Rollout { out: BufWriter::new(std::fs::File::create(path)?), ordinal: 0, response: 0, prompts: Vec::new() };
     let thread = "01a22d92-df3a-72a1-bd0b-7184d9a4858e";
-    line(
-        &mut out,
+    rollout.line(
         "session_meta",
         json!({"id": thread, "session_id": thread, "cwd": "/home/dev/work/big", "cli_version": "0.171.0",
                "model_provider": "mock", "base_instructions": {"text": "You are a coding agent. ".repeat(800)}}),
         None,
     )?;
     let per_compaction = CALLS / (COMPACTIONS + 1);
-    let mut prompts: Vec<String> = Vec::new();
-    let mut response = 0;
     for call in 0..CALLS {
         let turn = format!("turn-{}", call / 4);
         if call % 4 == 0 {
-            line(
-                &mut out,
-                "event_msg",
-                json!({"type": "task_started", "turn_id": turn, "turn_attribution": {"turn_id": turn}, "model_context_window": 95000}),
-                None,
-            )?;
-            line(
-                &mut out,
-                "turn_context",
-                json!({"turn_id": turn, "cwd": "/home/dev/work/big", "model": "mock"}),
-                None,
-            )?;
-            let prompt = format!("DO exec_command {{\"cmd\":\"cargo test --test step{call}\"}} — étape {call} ✓");
-            prompts.push(prompt.clone());
-            line(
-                &mut out,
-                "response_item",
-                json!({"type": "message", "id": format!("msg_u{call}"), "role": "user", "content": [{"type": "input_text", "text": prompt}]}),
-                Some(json!({"history_sequence": call})),
-            )?;
+            rollout.turn_start(call, &turn)?;
         }
         let id = format!("call_{call}-Zq.9/x");
-        let arguments = json!({"cmd": format!("cargo test --test step{call}")}).to_string();
-        line(
-            &mut out,
-            "response_item",
-            json!({"type": "function_call", "id": format!("fc_{call}"), "name": "exec_command", "arguments": arguments, "call_id": id}),
-            None,
-        )?;
-        response += 1;
-        line(
-            &mut out,
-            "token_usage_record",
-            json!({"response_id": format!("resp_{response}"), "turn_id": turn,
-            "usage": {"input_tokens": 20000 + call, "cached_input_tokens": 19000 + call, "output_tokens": 12}}),
-            None,
-        )?;
-        let output: String = format!("line {call}: ok\n").repeat(OUTPUT_CHARS / 14);
-        line(
-            &mut out,
-            "event_msg",
-            json!({"type": "item_completed", "turn_id": turn, "item": {"type": "CommandExecution", "id": id,
-            "command": ["/bin/bash", "-lc", "cargo test"], "aggregated_output": output, "exit_code": (call % 7 == 0) as i32,
-            "duration": {"secs": 0, "nanos": 18728}}}),
-            None,
-        )?;
-        line(
-            &mut out,
-            "response_item",
-            json!({"type": "function_call_output", "id": format!("fco_{call}"), "call_id": id,
-            "output": format!("Chunk ID: {call:06x}\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\n{output}")}),
-            None,
-        )?;
-        line(
-            &mut out,
-            "event_msg",
-            json!({"type": "token_count", "info": {"last_token_usage": {"input_tokens": 20000}}}),
-            None,
-        )?;
+        rollout.call(call, &turn, &id)?;
         if call % 4 == 3 {
-            line(
-                &mut out,
-                "response_item",
-                json!({"type": "message", "id": format!("msg_a{call}"), "role": "assistant", "content": [{"type": "output_text", "text": format!("ack {id}")}]}),
-                None,
-            )?;
-            response += 1;
-            line(
-                &mut out,
-                "token_usage_record",
-                json!({"response_id": format!("resp_{response}"), "turn_id": turn, "usage": {"input_tokens": 20100 + call, "cached_input_tokens": 20000 + call, "output_tokens": 5}}),
-                None,
-            )?;
-            line(&mut out, "event_msg", json!({"type": "task_complete", "turn_id": turn, "duration_ms": 191}), None)?;
+            rollout.turn_end(call, &turn, &id)?;
         }
         if call > 0 && call % per_compaction == 0 && call / per_compaction <= COMPACTIONS {
-            // An automatic compaction inside the turn: the summarizer's answer, its usage, `compacted`.
-            let summary = "{\"goal\": \"finish the parser\", \"nextSteps\": [\"run the tests\"]}";
-            response += 1;
-            line(
-                &mut out,
-                "response_item",
-                json!({"type": "message", "id": format!("msg_s{call}"), "role": "assistant", "content": [{"type": "output_text", "text": summary}]}),
-                Some(json!({"compaction_output": true})),
-            )?;
-            line(
-                &mut out,
-                "token_usage_record",
-                json!({"response_id": format!("resp_{response}"), "turn_id": turn, "usage": {"input_tokens": 90000, "cached_input_tokens": 80000, "output_tokens": 74}}),
-                None,
-            )?;
-            let message = format!("Another language model started to solve this problem and produced a summary of its thinking process.\n{summary}");
-            let mut history: Vec<Value> = prompts.iter().enumerate().map(|(i, p)| json!({"type": "message", "id": format!("msg_r{call}_{i}"), "role": "user", "content": [{"type": "input_text", "text": p}]})).collect();
-            history
-                .push(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": message}]}));
-            line(
-                &mut out,
-                "compacted",
-                json!({"message": message, "replacement_history": history, "window_number": call / per_compaction, "compaction_response_id": format!("resp_{response}")}),
-                None,
-            )?;
+            rollout.compaction(call, &turn, call / per_compaction)?;
         }
     }
-    out.flush()?;
+    rollout.out.flush()?;
     Ok(std::fs::metadata(path)?.len())
 }
 

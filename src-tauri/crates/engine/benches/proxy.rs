@@ -131,6 +131,42 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// The proxy on a thread and runtime of its own, as `alisio proxy` runs in a process of its own;
+/// `counter` counts the calls it has recorded.
+#[allow(clippy::type_complexity)]
+fn start_proxy(
+    store: Arc<Store>,
+    options: ProxyOptions,
+    counter: Arc<AtomicUsize>,
+) -> (
+    std::thread::JoinHandle<Result<(), String>>,
+    tokio::sync::oneshot::Receiver<std::net::SocketAddr>,
+    tokio::sync::oneshot::Sender<()>,
+) {
+    let on_event = Arc::new(move |event: ProxyEvent| {
+        if matches!(event, ProxyEvent::Captured { .. }) {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let (started, address) = tokio::sync::oneshot::channel();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || -> Result<(), String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async move {
+            let proxy = Proxy::start(store, options, on_event).await.map_err(|e| e.to_string())?;
+            let _ = started.send(proxy.address());
+            let _ = stopped.await;
+            proxy.stop().await;
+            Ok(())
+        })
+    });
+    (thread, address, stop)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let smoke = std::env::var_os("ALISIO_BENCH_SMOKE").is_some();
@@ -143,29 +179,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // agent's next call comes seconds later — so a recording never competes with a measured answer.
     let recorded = Arc::new(AtomicUsize::new(0));
     let counter = recorded.clone();
-    // The proxy on a thread and runtime of its own, as `alisio proxy` runs in a process of its own.
-    let on_event = Arc::new(move |event: ProxyEvent| {
-        if matches!(event, ProxyEvent::Captured { .. }) {
-            counter.fetch_add(1, Ordering::SeqCst);
-        }
-    });
-    let (started, address) = tokio::sync::oneshot::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let proxy_store = store.clone();
-    let proxy_thread = std::thread::spawn(move || -> Result<(), String> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        runtime.block_on(async move {
-            let proxy = Proxy::start(proxy_store, options, on_event).await.map_err(|e| e.to_string())?;
-            let _ = started.send(proxy.address());
-            let _ = stopped.await;
-            proxy.stop().await;
-            Ok(())
-        })
-    });
+    let (proxy_thread, address, stop) = start_proxy(store.clone(), options, counter);
     let address = address.await?;
     let settle = |expected: usize| {
         let recorded = recorded.clone();

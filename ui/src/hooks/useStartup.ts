@@ -1,0 +1,32 @@
+// What the window does once at start: the demo session on a first start, model servers looked for
+// when there is no config file yet (one click makes one the active profile), and whether the
+// recording proxy already runs.
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import type { FoundServer, JsonValue } from "../bindings";
+import { profileName, withProfile } from "../logic";
+import type { Feedback } from "./useAction";
+
+export function useStartup(feedback: Feedback) {
+  useEffect(() => {
+    // On a first start the engine produces the demo session before the list is shown.
+    feedback.act(() => api.sessionsEnsureDemo({}), { busy: "Preparing…" });
+    // With no config file yet, the usual local ports are asked for a model server to use.
+    api.configGet({}).then((doc) => {
+      if (Object.keys((doc.raw ?? {}) as object).length === 0) api.configFindServers({}).then(setFound, () => {});
+    }, () => {});
+  }, []);
+  const [found, setFound] = useState<FoundServer[]>([]);
+  const [proxyRunning, setProxyRunning] = useState(false);
+  useEffect(() => {
+    api.proxyStatus({}).then((s) => setProxyRunning(s.running), () => {});
+  }, []);
+  /** Saves a profile for `server` and makes it active. */
+  const adoptServer = (server: FoundServer) =>
+    feedback.act(async () => {
+      await api.configSave({ raw: withProfile({}, server) as JsonValue });
+      setFound([]);
+      return server;
+    }, { notice: (s) => `Profile "${profileName(s)}" saved and active: ${s.baseUrl}, model ${s.models[0] ?? "default"}.` });
+  return { found, setFound, adoptServer, proxyRunning, setProxyRunning };
+}

@@ -1,0 +1,88 @@
+// The library of sessions: filters, grouping by project or agent (newest first), the agents present,
+// and how long ago a session was active.
+import type { SessionSummary } from "../bindings";
+import { filterSessions } from "./search";
+
+/** How the library groups sessions. */
+export type LibraryGrouping = "project" | "agent" | "none";
+
+/** The library's filters; `null` / `false` / `0` leave a filter off. */
+export interface LibraryFilters {
+  /** `"alisio"` for Alisio's own sessions, else an importer's source name. */
+  agent: string | null;
+  /** Only sessions active in the last this many days. */
+  days: number | null;
+  hasCompactions: boolean;
+  /** Only sessions that cost at least this many dollars. */
+  minCostUsd: number;
+}
+
+export const NO_LIBRARY_FILTERS: LibraryFilters = { agent: null, days: null, hasCompactions: false, minCostUsd: 0 };
+
+/** One row of the library: a group's header or a session. */
+export type LibraryRow =
+  | { kind: "group"; key: string; label: string; count: number; collapsed: boolean; lastActivity: string }
+  | { kind: "session"; key: string; session: SessionSummary };
+
+/** The agent a session belongs to: its importer's source, or Alisio itself. */
+export function agentOf(s: SessionSummary): string {
+  return s.source ?? "alisio";
+}
+
+/**
+ * The library's rows: the sessions that pass `filters` and the title filter `query`, grouped
+ * (groups and sessions newest activity first; a collapsed group keeps its header alone).
+ * Linear in the sessions but for sorting them.
+ */
+export function libraryRows(
+  sessions: SessionSummary[],
+  options: { grouping: LibraryGrouping; filters: LibraryFilters; query: string; collapsed: ReadonlySet<string>; now: number },
+): LibraryRow[] {
+  const { grouping, filters, collapsed, now } = options;
+  const since = filters.days === null ? null : now - filters.days * 86_400_000;
+  const kept = filterSessions(sessions, options.query).filter(
+    (s) =>
+      (filters.agent === null || agentOf(s) === filters.agent) &&
+      (since === null || Date.parse(s.lastActivity) >= since) &&
+      (!filters.hasCompactions || s.compactions > 0) &&
+      (filters.minCostUsd <= 0 || (s.costUsd ?? 0) >= filters.minCostUsd),
+  );
+  const newest = (a: SessionSummary, b: SessionSummary) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0);
+  kept.sort(newest);
+  if (grouping === "none") return kept.map((s) => ({ kind: "session", key: s.id, session: s }));
+  const groups = new Map<string, SessionSummary[]>();
+  for (const s of kept) {
+    const key = grouping === "agent" ? agentOf(s) : s.project || s.workspace || "(no project)";
+    const list = groups.get(key);
+    if (list) list.push(s);
+    else groups.set(key, [s]);
+  }
+  const rows: LibraryRow[] = [];
+  // Map order is first-seen order over sessions sorted newest first: groups come newest first.
+  for (const [key, list] of groups) {
+    const isCollapsed = collapsed.has(key);
+    rows.push({ kind: "group", key: `group:${key}`, label: key, count: list.length, collapsed: isCollapsed, lastActivity: list[0].lastActivity });
+    if (!isCollapsed) for (const s of list) rows.push({ kind: "session", key: s.id, session: s });
+  }
+  return rows;
+}
+
+/** The agents present among `sessions`, for the agent filter. */
+export function libraryAgents(sessions: SessionSummary[]): string[] {
+  return [...new Set(sessions.map(agentOf))].sort();
+}
+
+/** "3 min ago", "yesterday", "12 Nov": how long ago a session was last active. */
+export function ago(iso: string, now: number): string {
+  const ms = now - Date.parse(iso);
+  if (!Number.isFinite(ms)) return "";
+  const min = Math.floor(ms / 60_000);
+  if (min < 1) return "just now";
+  if (min < 60) return `${min} min ago`;
+  const hours = Math.floor(min / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  if (days === 1) return "yesterday";
+  if (days < 7) return `${days} days ago`;
+  return new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "short", year: days > 300 ? "numeric" : undefined });
+}

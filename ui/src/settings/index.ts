@@ -1,0 +1,2 @@
+// The Settings dialog (its tabs and fields are the other files of this folder).
+export { SettingsDialog } from "./SettingsDialog";
