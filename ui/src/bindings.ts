@@ -642,7 +642,7 @@ chars: number, };
 
 export type ApiError = { code: ErrorCode, message: string, };
 
-export type ErrorCode = "invalid" | "uncertain" | "cancelled" | "failed";
+export type ErrorCode = "invalid" | "notFound" | "uncertain" | "busy" | "provider" | "budget" | "database" | "cancelled" | "failed";
 
 export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, } | { "kind": "importProgress", progress: Progress, } | { "kind": "proxy", event: ProxyEvent, };
 

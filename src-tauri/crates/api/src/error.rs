@@ -17,11 +17,21 @@ pub struct ApiError {
 pub enum ErrorCode {
     /// Bad input or config (exit code 2 in the CLI).
     Invalid,
+    /// No session has that id or prefix (exit 2).
+    NotFound,
     /// The session has unacknowledged uncertain tool results (exit 3).
     Uncertain,
+    /// Another process is working on the session (exit 1).
+    Busy,
+    /// The model server failed or refused (exit 1).
+    Provider,
+    /// The request cannot be brought under the limits, or the turn ran out of steps (exit 1).
+    Budget,
+    /// The database is corrupt, locked, read-only or unreadable (exit 1).
+    Database,
     /// Stopped by the user (Ctrl-C; exit 130).
     Cancelled,
-    /// Provider, budget, database or other runtime failure (exit 1).
+    /// Any other runtime failure (exit 1).
     Failed,
 }
 
@@ -29,21 +39,28 @@ impl ErrorCode {
     /// The CLI's exit code for this kind of failure (docs/cli.md).
     pub fn exit_code(self) -> i32 {
         match self {
-            ErrorCode::Invalid => 2,
+            ErrorCode::Invalid | ErrorCode::NotFound => 2,
             ErrorCode::Uncertain => 3,
             ErrorCode::Cancelled => 130,
-            ErrorCode::Failed => 1,
+            ErrorCode::Busy | ErrorCode::Provider | ErrorCode::Budget | ErrorCode::Database | ErrorCode::Failed => 1,
         }
     }
 }
 
 impl From<alisio_engine::Error> for ApiError {
+    /// Each engine error's code, by its variant.
     fn from(err: alisio_engine::Error) -> Self {
-        let code = match err.exit_code() {
-            2 => ErrorCode::Invalid,
-            3 => ErrorCode::Uncertain,
-            130 => ErrorCode::Cancelled,
-            _ => ErrorCode::Failed,
+        use alisio_engine::Error as E;
+        let code = match &err {
+            E::Config(_) | E::Usage(_) | E::AmbiguousSession(_) => ErrorCode::Invalid,
+            E::SessionNotFound(_) => ErrorCode::NotFound,
+            E::Uncertain { .. } => ErrorCode::Uncertain,
+            E::Busy { .. } => ErrorCode::Busy,
+            E::Provider(_) => ErrorCode::Provider,
+            E::Budget(_) | E::StepLimit(_) => ErrorCode::Budget,
+            E::Database { .. } | E::Sqlite(_) => ErrorCode::Database,
+            E::Cancelled => ErrorCode::Cancelled,
+            E::Unreadable(_) | E::Redaction(_) | E::Rewritten | E::Io { .. } | E::Json(_) => ErrorCode::Failed,
         };
         ApiError { code, message: err.to_string() }
     }
@@ -77,4 +94,29 @@ pub async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {
     tokio::task::spawn_blocking(work).await.map_err(|e| ApiError::failed(format!("{what} failed: {e}")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alisio_engine::Error;
+
+    /// Each engine error keeps its own code (what the window branches on) and the CLI's exit code.
+    #[test]
+    fn engine_errors_map_to_codes_by_variant() {
+        let cases = [
+            (Error::Usage("--by".into()), ErrorCode::Invalid, 2),
+            (Error::SessionNotFound("abc".into()), ErrorCode::NotFound, 2),
+            (Error::Busy { session: "s".into(), holder: "pid 1".into() }, ErrorCode::Busy, 1),
+            (Error::Provider("HTTP 500".into()), ErrorCode::Provider, 1),
+            (Error::Budget("too big".into()), ErrorCode::Budget, 1),
+            (Error::Database { path: "x.db".into(), problem: "corrupt".into() }, ErrorCode::Database, 1),
+            (Error::Cancelled, ErrorCode::Cancelled, 130),
+            (Error::Rewritten, ErrorCode::Failed, 1),
+        ];
+        for (error, code, exit) in cases {
+            let api = ApiError::from(error);
+            assert_eq!((api.code, api.exit_code()), (code, exit), "{}", api.message);
+        }
+    }
 }

@@ -78,16 +78,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code the CLI uses for this error (docs/cli.md).
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Config(_) | Error::Usage(_) | Error::SessionNotFound(_) | Error::AmbiguousSession(_) => 2,
-            Error::Uncertain { .. } => 3,
-            Error::Cancelled => 130,
-            _ => 1,
-        }
-    }
-
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io { context: context.into(), source }
     }
