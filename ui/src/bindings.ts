@@ -116,7 +116,12 @@ requestGaps: number,
  */
 serviceTier: string | null, };
 
-export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
+export type CompactionDocument = { id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, 
+/**
+ * What the checkpoint says: `{"sections": {…}}` (a summarizer's, with its plugins' fields) or
+ * `{"text": "…"}` (an agent's own or a cache hand-off); `{}` for a reduction or a masking.
+ */
+checkpoint: Checkpoint, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
  * A checkpoint's fidelity; null for reductions and records made before it was kept.
  */
@@ -200,7 +205,12 @@ meta?: Record<string, unknown>,
  */
 offView: boolean, };
 
-export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, checkpoint: JsonValue, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
+export type CompactionView = { summarizedSeqs: Array<number>, id: number, kind: Kind, reason: CompactionReason, focus: string | null, status: Status, partial: boolean, 
+/**
+ * What the checkpoint says: `{"sections": {…}}` (a summarizer's, with its plugins' fields) or
+ * `{"text": "…"}` (an agent's own or a cache hand-off); `{}` for a reduction or a masking.
+ */
+checkpoint: Checkpoint, summarizedRanges: JsonValue, summarizedMessages: number, summarizedChars: number, checkpointChars: number, beforeChars: number, afterChars: number, pluginReports: JsonValue, pluginFields: JsonValue, injectContext: JsonValue, modelCallId: number | null, createdAt: string, appliedAt: string | null, revertedAt: string | null, 
 /**
  * A checkpoint's fidelity; null for reductions and records made before it was kept.
  */
@@ -216,7 +226,7 @@ export type Envelope = { v: number, session: string, ts: string, } & ({ "type": 
 /**
  * What the checkpoint kept of the history it replaced.
  */
-fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, 
+fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, 
 /**
  * What the proposed checkpoint would keep of the history it replaces.
  */
@@ -226,7 +236,7 @@ export type Event = { "type": "session", id: string, } | { "type": "compaction_s
 /**
  * What the checkpoint kept of the history it replaced.
  */
-fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: JsonValue, 
+fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, } | { "type": "compaction_failed", error: string, } | { "type": "context_reduced", messages: number, } | { "type": "compaction_proposed", proposal: number, partial: boolean, checkpoint: Checkpoint, 
 /**
  * What the proposed checkpoint would keep of the history it replaces.
  */

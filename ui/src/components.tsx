@@ -1,7 +1,7 @@
 // Presentational pieces of the window: message cards, checkpoint cards, the context meter, diffs.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { CHECKPOINT_SECTIONS, PINNED_HEADING, type CompactionView, type ContextMeter, type Fidelity, type Missing, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
+import { CHECKPOINT_SECTIONS, PINNED_HEADING, type Checkpoint, type CompactionView, type ContextMeter, type Fidelity, type Missing, type StoredMessage, type DiffLine, type TrimmedDiff, type WireItem } from "./bindings";
 import { fidelityLabel, formatChars, formatTokens, meterLimitLabel, preview } from "./logic";
 
 export function Collapsible(props: { text: string; testId?: string }) {
@@ -40,7 +40,7 @@ export function Flags(props: { m: StoredMessage }) {
 /** A checkpoint's seven sections (or its text), with the partial warning. */
 export function CheckpointCard(props: { compaction: CompactionView | undefined; fallback: string }) {
   const c = props.compaction;
-  const checkpoint = (c?.checkpoint ?? {}) as { sections?: Record<string, string | string[]>; text?: string; pluginFields?: Record<string, unknown> };
+  const checkpoint: Checkpoint = c?.checkpoint ?? {};
   const reports = Array.isArray(c?.pluginReports) ? (c?.pluginReports as Array<Record<string, unknown>>) : [];
   return (
     <div class="checkpoint" data-testid="checkpoint-card">

@@ -84,6 +84,7 @@ pub enum Event {
     CompactionProposed {
         proposal: i64,
         partial: bool,
+        #[cfg_attr(feature = "ts", ts(type = "Checkpoint"))]
         checkpoint: serde_json::Value,
         /// What the proposed checkpoint would keep of the history it replaces.
         fidelity: Option<crate::fidelity::Fidelity>,

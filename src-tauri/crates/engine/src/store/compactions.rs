@@ -135,6 +135,9 @@ pub struct CompactionDocument {
     pub focus: Option<String>,
     pub status: Status,
     pub partial: bool,
+    /// What the checkpoint says: `{"sections": {…}}` (a summarizer's, with its plugins' fields) or
+    /// `{"text": "…"}` (an agent's own or a cache hand-off); `{}` for a reduction or a masking.
+    #[cfg_attr(feature = "ts", ts(type = "Checkpoint"))]
     pub checkpoint: Value,
     pub summarized_ranges: Value,
     pub summarized_messages: u64,
