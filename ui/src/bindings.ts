@@ -851,19 +851,11 @@ export type ChartRequest = { session: string, format: ChartFormat,
  */
 data: string, };
 
-export type ExportResult = { 
+export type ExportOutcome = { 
 /**
  * The session's full id.
  */
-session: string, 
-/**
- * The file written.
- */
-path: string | null, 
-/**
- * The document, when asked for as text.
- */
-text: string | null, 
+session: string, exported: Exported, 
 /**
  * What redaction replaced (`3 secrets redacted (…)`); none when it was off.
  */
@@ -871,11 +863,13 @@ redactions: string | null,
 /**
  * Each secret replaced: kind, where, a masked preview.
  */
-findings: Array<Finding>, sent: SentTraces | null, 
+findings: Array<Finding>, 
 /**
  * One line for people.
  */
 summary: string, };
+
+export type Exported = { "to": "file", path: string, } | { "to": "text", text: string, } | { "to": "traces" } & SentTraces;
 
 export type ExportReview = { session: string, findings: Array<Finding>, total: number, summary: string, };
 

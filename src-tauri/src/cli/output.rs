@@ -51,11 +51,6 @@ impl Output {
         eprintln!("alisio: {text}");
     }
 
-    /// Text written as it is (a document exported to stdout).
-    pub fn raw(&self, text: &str) -> ApiResult<()> {
-        std::io::stdout().lock().write_all(text.as_bytes()).map_err(stdout_failed)
-    }
-
     /// Where engine events go. `stream`: this command's output *is* its events (`run`,
     /// `compact`), so with `--json` they are JSONL on stdout; otherwise they are text.
     pub fn events(&self, stream: bool) -> Emit {

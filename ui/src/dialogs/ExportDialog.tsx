@@ -2,7 +2,7 @@
 // review of what will be redacted.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { ExportFormat, ExportResult, ExportReview } from "../bindings";
+import type { ExportFormat, ExportOutcome, ExportReview } from "../bindings";
 import { Dialog } from "../components";
 import { errorMessage } from "../events";
 
@@ -26,7 +26,7 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
   const [redact, setRedact] = useState(true);
   const [path, setPath] = useState("");
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<ExportResult | null>(null);
+  const [result, setResult] = useState<ExportOutcome | null>(null);
   const [error, setError] = useState<string | null>(null);
   const redaction = useRedaction(props.session, format, redact, setError);
   const { extra, unmarked } = redaction;

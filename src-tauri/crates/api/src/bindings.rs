@@ -46,7 +46,7 @@ pub fn typescript() -> String {
         crate::calls::CallRequest, crate::calls::DiffRequest, crate::calls::LedgerRowRequest, crate::calls::RequestDiff,
         crate::calls::MessageLines, crate::calls::PastRequest, crate::proxy::ProxyStart, crate::proxy::ProxyStatus, e::proxy::ProxyEvent,
         crate::import::ImportPaths, crate::import::ImportOutcome,
-        crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportResult, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
+        crate::export::ExportRequest, crate::export::ChartRequest, crate::export::ExportOutcome, crate::export::Exported, crate::export::ExportReview, crate::export::SentTraces, e::redact::Finding,
         crate::config::ConfigDocument, crate::config::RawConfig,
         crate::diff::TrimmedDiff, crate::diff::DiffLine, crate::diff::LineTag,
         e::store::search::SearchHit, e::store::search::SearchResult, crate::search::SearchRequest,

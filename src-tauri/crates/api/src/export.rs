@@ -66,21 +66,29 @@ pub struct ExportReview {
     pub summary: String,
 }
 
+/// Where an export went.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "to", rename_all = "camelCase")]
+pub enum Exported {
+    /// Written to this file.
+    File { path: String },
+    /// Returned as text (to print or show).
+    Text { text: String },
+    /// Sent as traces to the configured OTLP endpoint.
+    Traces(SentTraces),
+}
+
 /// What an export did.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct ExportResult {
+pub struct ExportOutcome {
     /// The session's full id.
     pub session: String,
-    /// The file written.
-    pub path: Option<String>,
-    /// The document, when asked for as text.
-    pub text: Option<String>,
+    pub exported: Exported,
     /// What redaction replaced (`3 secrets redacted (…)`); none when it was off.
     pub redactions: Option<String>,
     /// Each secret replaced: kind, where, a masked preview.
     pub findings: Vec<Finding>,
-    pub sent: Option<SentTraces>,
     /// One line for people.
     pub summary: String,
 }
@@ -112,7 +120,7 @@ fn findings(
 }
 
 /// Exports a session (`sessions export`, Export…). A redaction that cannot run writes nothing.
-pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportResult> {
+pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportOutcome> {
     let session = app.session(&request.session)?;
     let store = app.store()?;
     let redactor = match request.redact {
@@ -140,30 +148,15 @@ pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportResul
         );
         let sent = SentTraces { spans: report.spans, traces: report.traces, endpoint: report.endpoint };
         let findings = report.redactions.findings;
-        return Ok(ExportResult {
-            session: id,
-            path: None,
-            text: None,
-            redactions,
-            findings,
-            sent: Some(sent),
-            summary,
-        });
+        return Ok(ExportOutcome { session: id, exported: Exported::Traces(sent), redactions, findings, summary });
     };
     let exported = export::document(&store, &session, request.format, redactor.as_ref())?;
     let redactions = exported.redactions.as_ref().map(Redactions::summary);
     let findings = exported.redactions.map(|r| r.findings).unwrap_or_default();
     if request.as_text {
         let summary = redactions.clone().unwrap_or_else(|| "not redacted".into());
-        return Ok(ExportResult {
-            session: id,
-            path: None,
-            text: Some(exported.text),
-            redactions,
-            findings,
-            sent: None,
-            summary,
-        });
+        let exported = Exported::Text { text: exported.text };
+        return Ok(ExportOutcome { session: id, exported, redactions, findings, summary });
     }
     let path = match request.path.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
         Some(p) => PathBuf::from(p),
@@ -174,15 +167,8 @@ pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportResul
         Some(found) => format!("Wrote {}; {found}", path.display()),
         None => format!("Wrote {} (not redacted)", path.display()),
     };
-    Ok(ExportResult {
-        session: id,
-        path: Some(path.display().to_string()),
-        text: None,
-        redactions,
-        findings,
-        sent: None,
-        summary,
-    })
+    let exported = Exported::File { path: path.display().to_string() };
+    Ok(ExportOutcome { session: id, exported, redactions, findings, summary })
 }
 
 /// Writes an exported chart under `$ALISIO_HOME/exports/` and returns its path.

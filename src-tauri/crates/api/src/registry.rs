@@ -100,7 +100,7 @@ commands! {
     import_paths => import::paths(crate::import::ImportPaths) -> crate::import::ImportOutcome;
     import_sources => import::sources(crate::sessions::Nothing) -> Vec<alisio_engine::import::SourceSummary>;
     export_review => export::review(crate::export::ExportRequest) -> crate::export::ExportReview;
-    export_session => export::session(crate::export::ExportRequest) -> crate::export::ExportResult;
+    export_session => export::session(crate::export::ExportRequest) -> crate::export::ExportOutcome;
     export_chart => export::chart(crate::export::ChartRequest) -> String;
     config_get => config::get(crate::sessions::Nothing) -> crate::config::ConfigDocument;
     config_save => config::save(crate::config::RawConfig) -> crate::config::ConfigDocument;

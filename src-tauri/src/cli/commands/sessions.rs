@@ -1,14 +1,14 @@
 //! `alisio sessions`: the list, one session (stored or as the model sees it), an export, recovery,
 //! a fork, two sessions compared.
 
-use alisio_api::export::{self, ExportRequest};
+use alisio_api::export::{self, ExportRequest, Exported};
 use alisio_api::forks;
 use alisio_api::sessions::{self, SessionRequest};
 use alisio_api::views::{self, StoredRequest};
 use alisio_api::{ApiResult, App};
 
 use crate::cli::args::{SessionsCommand, View};
-use crate::cli::output::Output;
+use crate::cli::output::{Human, Output};
 use crate::cli::usage;
 
 pub async fn command(app: &App, out: Output, command: SessionsCommand) -> ApiResult<()> {
@@ -70,51 +70,53 @@ async fn export_session(app: &App, out: Output, args: ExportArgs) -> ApiResult<(
         extra: args.redact_extra,
         unmark: Vec::new(),
     };
-    let exported = export::session(app, request).await?;
-    if out.json {
-        let output = exported.path.clone().or_else(|| exported.sent.as_ref().map(|s| s.endpoint.clone()));
-        let mut document = serde_json::json!({"output": output, "redactions": exported.findings});
-        if let (Some(text), Some(map)) = (&exported.text, document.as_object_mut()) {
-            map.insert("document".into(), serde_json::Value::String(text.clone()));
-        }
-        if let Some(sent) = &exported.sent {
-            document["sent"] = serde_json::json!({"spans": sent.spans, "traces": sent.traces});
-        }
-        return out.show(&Json(document));
-    }
-    if let Some(found) = &exported.redactions {
-        out.note(found);
-        const LISTED: usize = 20;
-        for finding in exported.findings.iter().take(LISTED) {
-            eprintln!("  {} in {}: {}", finding.kind, finding.at, finding.preview);
-        }
-        if exported.findings.len() > LISTED {
-            eprintln!("  … {} more (--json lists them all)", exported.findings.len() - LISTED);
-        }
-    }
-    match (&exported.sent, &exported.text, &exported.path) {
-        (Some(sent), ..) => println!(
-            "sent {} spans in {} traces of session {} to {}",
-            sent.spans, sent.traces, exported.session, sent.endpoint
-        ),
-        (None, Some(text), _) => out.raw(text)?,
-        (None, None, Some(path)) => out.note(format!("wrote {path}")),
-        (None, None, None) => {}
-    }
-    Ok(())
+    out.show(&ExportShown(export::session(app, request).await?))
 }
 
-/// A JSON document shown as itself (its human form is the same JSON).
-struct Json(serde_json::Value);
+/// An export as the CLI shows it: with `--json`, `{"output", "redactions": [{"kind", "where",
+/// "preview"}]}` and the `document` (written to stdout otherwise) or what was `sent`; as text, the
+/// document on stdout (or where it went) and what was redacted on stderr.
+struct ExportShown(export::ExportOutcome);
 
-impl serde::Serialize for Json {
+impl serde::Serialize for ExportShown {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        let outcome = &self.0;
+        let mut document = serde_json::json!({"output": null, "redactions": outcome.findings});
+        match &outcome.exported {
+            Exported::File { path } => document["output"] = path.clone().into(),
+            Exported::Text { text } => document["document"] = text.clone().into(),
+            Exported::Traces(sent) => {
+                document["output"] = sent.endpoint.clone().into();
+                document["sent"] = serde_json::json!({"spans": sent.spans, "traces": sent.traces});
+            }
+        }
+        document.serialize(serializer)
     }
 }
 
-impl crate::cli::output::Human for Json {
+impl Human for ExportShown {
     fn print(&self) {
-        println!("{}", serde_json::to_string_pretty(&self.0).unwrap_or_default());
+        let outcome = &self.0;
+        if let Some(found) = &outcome.redactions {
+            eprintln!("alisio: {found}");
+            const LISTED: usize = 20;
+            for finding in outcome.findings.iter().take(LISTED) {
+                eprintln!("  {} in {}: {}", finding.kind, finding.at, finding.preview);
+            }
+            if outcome.findings.len() > LISTED {
+                eprintln!("  … {} more (--json lists them all)", outcome.findings.len() - LISTED);
+            }
+        }
+        match &outcome.exported {
+            Exported::Traces(sent) => println!(
+                "sent {} spans in {} traces of session {} to {}",
+                sent.spans, sent.traces, outcome.session, sent.endpoint
+            ),
+            Exported::Text { text } => {
+                let mut out = std::io::stdout().lock();
+                let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+            }
+            Exported::File { path } => eprintln!("alisio: wrote {path}"),
+        }
     }
 }
