@@ -668,7 +668,7 @@ project?: string,
 /**
  * Only sessions from alisio, codex, claude-code, opencode, proxy, …
  */
-source?: string, };
+source?: Source, };
 
 export type StoredRequest = { session: string, limit: number | null, };
 
@@ -931,7 +931,7 @@ export type SearchRequest = {
 /**
  * FTS5 syntax: words, "phrases", prefix*, AND / OR / NOT.
  */
-query: string, source: string | null, project: string | null, limit: number | null, };
+query: string, source: Source | null, project: string | null, limit: number | null, };
 
 export type CacheBreak = { n: number, 
 /**
@@ -1028,7 +1028,7 @@ until: string | null,
 /**
  * `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
  */
-source: string | null, 
+source: Source | null, 
 /**
  * Only calls to this model.
  */
@@ -1054,7 +1054,7 @@ until: string | null,
 /**
  * `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
  */
-source: string | null, 
+source: Source | null, 
 /**
  * Only calls to this model.
  */
@@ -1065,6 +1065,8 @@ model: string | null,
 foldSubagents?: boolean, };
 
 export type UnpricedModel = { model: string, calls: number, };
+
+export type Source = "alisio" | SourceKind | "proxy";
 
 export type PriceShown = { model: string, 
 /**

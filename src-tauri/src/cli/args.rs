@@ -128,7 +128,7 @@ pub enum Command {
         until: Option<String>,
         /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
         #[arg(long, value_name = "SOURCE")]
-        source: Option<String>,
+        source: Option<alisio_engine::import::agents::Source>,
         /// Only calls to this model
         #[arg(long, value_name = "MODEL")]
         model: Option<String>,
@@ -142,7 +142,7 @@ pub enum Command {
         query: String,
         /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
         #[arg(long, value_name = "SOURCE")]
-        source: Option<String>,
+        source: Option<alisio_engine::import::agents::Source>,
         /// Only sessions of this project (the workspace or the agent's working directory)
         #[arg(long, value_name = "PATH")]
         project: Option<String>,

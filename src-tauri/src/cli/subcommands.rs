@@ -72,7 +72,7 @@ pub enum SessionsCommand {
         project: Option<String>,
         /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
         #[arg(long, value_name = "SOURCE")]
-        source: Option<String>,
+        source: Option<alisio_engine::import::agents::Source>,
     },
     /// One session: every stored message, or exactly what the model gets next
     Show {

@@ -2,7 +2,7 @@
 // source or model, the table of the grouping picked below it, and the sessions behind a row.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { SessionRef, UsageReport, UsageRequest } from "../bindings";
+import type { SessionRef, Source, UsageReport, UsageRequest } from "../bindings";
 import { formatUsd, stackedUsage, type UsageDay } from "../logic";
 import { PALETTE, UsageChart } from "./UsageChart";
 
@@ -32,7 +32,7 @@ export function UsageView(props: { onOpen: (session: string) => void; fail: (e: 
       const split = await api.usageReport({ ...range, by: stack });
       const keys = split.rows.slice(0, PALETTE.length).map((r) => r.key);
       const each = await Promise.all(
-        keys.map((key) => api.usageReport({ ...range, by: "day", source: stack === "source" ? key : null, model: stack === "model" ? key : null })),
+        keys.map((key) => api.usageReport({ ...range, by: "day", source: stack === "source" ? (key as Source) : null, model: stack === "model" ? key : null })),
       );
       setSeries(keys);
       setDays(stackedUsage(keys.map((key, i) => ({ series: key, rows: each[i].rows }))));

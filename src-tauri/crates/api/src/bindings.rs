@@ -52,7 +52,7 @@ pub fn typescript() -> String {
         e::store::search::SearchHit, e::store::search::SearchResult, crate::search::SearchRequest,
         e::calls::CacheBreak, e::calls::BreakCause, e::calls::CompactionCost, e::cost::usage::UsageReport, e::cost::usage::UsageRow,
         e::cost::usage::UsageBy, e::store::usage::SessionRef, crate::usage::UsageRequest, crate::usage::UsageRowRequest,
-        e::cost::usage::UnpricedModel, e::cost::book::PriceShown, e::cost::book::ShownEntry, e::cost::book::ShownRates,
+        e::cost::usage::UnpricedModel, e::import::agents::Source, e::cost::book::PriceShown, e::cost::book::ShownEntry, e::cost::book::ShownRates,
         e::cost::book::ShownTier, e::cost::book::Tier, e::cost::book::Origin, e::cost::litellm::Counts,
         crate::prices::PriceShowRequest, crate::prices::PriceUpdateRequest,
         e::store::pins::Pin, e::fidelity::PinKept, e::fidelity::PinId, crate::pins::PinRequest,

@@ -82,12 +82,6 @@ impl ApiError {
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
-/// A `--source` filter checked against the sources there are (an unknown one is a usage error
-/// naming them, never a filter that silently lists nothing).
-pub fn checked_source(source: Option<String>) -> ApiResult<Option<String>> {
-    source.map(|s| alisio_engine::import::agents::source_filter(&s).map_err(ApiError::invalid)).transpose()
-}
-
 /// Runs blocking store work off the async runtime; a task that panicked is a failure, not a hang.
 pub async fn blocking<T: Send + 'static>(
     what: &str,

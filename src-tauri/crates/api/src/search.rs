@@ -1,5 +1,6 @@
 //! Full-text search over every stored message (`alisio search`, the window's Ctrl+K).
 
+use alisio_engine::import::agents::Source;
 use alisio_engine::store::search::{SearchFilter, SearchResult};
 use serde::Deserialize;
 use ts_rs::TS;
@@ -15,7 +16,7 @@ const DEFAULT_LIMIT: usize = 50;
 pub struct SearchRequest {
     /// FTS5 syntax: words, "phrases", prefix*, AND / OR / NOT.
     pub query: String,
-    pub source: Option<String>,
+    pub source: Option<Source>,
     pub project: Option<String>,
     pub limit: Option<usize>,
 }
@@ -24,7 +25,7 @@ pub struct SearchRequest {
 pub async fn messages(app: &App, request: SearchRequest) -> ApiResult<SearchResult> {
     let store = app.store()?;
     let filter = SearchFilter {
-        source: crate::error::checked_source(request.source)?,
+        source: request.source.map(|s| s.as_str().to_string()),
         project: request.project,
         limit: request.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, 10_000),
     };

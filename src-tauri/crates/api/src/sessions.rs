@@ -2,6 +2,7 @@
 
 use alisio_engine::agent::RecoverReport;
 use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
+use alisio_engine::import::agents::Source;
 use alisio_engine::store::{JournalEntry, SessionSummary};
 use serde::Deserialize;
 use ts_rs::TS;
@@ -36,11 +37,10 @@ pub struct SessionsFilter {
     pub project: Option<String>,
     /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
     #[ts(optional)]
-    pub source: Option<String>,
+    pub source: Option<Source>,
 }
 
-pub async fn list(app: &App, mut filter: SessionsFilter) -> ApiResult<Vec<SessionSummary>> {
-    filter.source = crate::error::checked_source(filter.source)?;
+pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSummary>> {
     let store = app.store()?;
     let forensics = app.forensics()?;
     blocking("listing the sessions", move || {
@@ -48,7 +48,7 @@ pub async fn list(app: &App, mut filter: SessionsFilter) -> ApiResult<Vec<Sessio
         sessions.retain(|s| {
             let source = s.source.map_or("alisio".to_string(), |k| k.to_string());
             filter.project.as_ref().is_none_or(|p| *p == s.workspace)
-                && filter.source.as_ref().is_none_or(|f| *f == source)
+                && filter.source.is_none_or(|f| f.as_str() == source)
         });
         // Each session's cost, from the daily sums (one pass for all of them).
         let query = UsageQuery {

@@ -1,6 +1,7 @@
 //! Usage and cost across every session (`alisio usage`), and the sessions behind one row.
 
 use alisio_engine::cost::usage::{self, UsageBy, UsageQuery, UsageReport};
+use alisio_engine::import::agents::Source;
 use alisio_engine::store::usage::SessionRef;
 use serde::Deserialize;
 use ts_rs::TS;
@@ -19,7 +20,7 @@ pub struct UsageRequest {
     /// `YYYY-MM-DD`: calls up to the end of that day.
     pub until: Option<String>,
     /// `alisio`, `codex`, `claude-code`, `opencode`, `proxy`, …
-    pub source: Option<String>,
+    pub source: Option<Source>,
     /// Only calls to this model.
     pub model: Option<String>,
     /// With `by: session`, count a sub-agent's calls in the session that started it.
@@ -41,7 +42,7 @@ fn query(request: UsageRequest) -> ApiResult<UsageQuery> {
         by: request.by.as_deref().unwrap_or("day").parse::<UsageBy>()?,
         since: request.since,
         until: request.until,
-        source: crate::error::checked_source(request.source)?,
+        source: request.source.map(|s| s.as_str().to_string()),
         model: request.model,
         fold_subagents: request.fold_subagents.unwrap_or(false),
     })

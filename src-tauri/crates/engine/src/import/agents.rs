@@ -299,6 +299,81 @@ pub fn parse(name: &str) -> Result<SourceKind, String> {
 /// A `--source` value as sessions carry it: `alisio` (Alisio's own), `proxy` (calls captured by
 /// `alisio proxy` that joined no imported session) or an agent's name; anything else is an error
 /// naming every one.
+/// Where a session comes from: Alisio's own, an agent's files, or the recording proxy — what every
+/// `--source` filter takes. An unknown name is refused naming the known ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Alisio,
+    Agent(SourceKind),
+    Proxy,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Alisio => "alisio",
+            Source::Agent(kind) => kind.as_str(),
+            Source::Proxy => "proxy",
+        }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Source {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Source, String> {
+        match name {
+            "alisio" => Ok(Source::Alisio),
+            "proxy" => Ok(Source::Proxy),
+            _ => AGENTS.iter().find(|a| a.kind.as_str() == name).map(|a| Source::Agent(a.kind)).ok_or_else(|| {
+                format!("unknown source {name:?}; the sources are: alisio, {}, proxy", names().join(", "))
+            }),
+        }
+    }
+}
+
+impl serde::Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Source, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(feature = "ts")]
+impl ts_rs::TS for Source {
+    type WithoutGenerics = Source;
+    type OptionInnerType = Source;
+    fn name(_: &ts_rs::Config) -> String {
+        "Source".into()
+    }
+    fn decl_concrete(cfg: &ts_rs::Config) -> String {
+        Self::decl(cfg)
+    }
+    fn decl(_: &ts_rs::Config) -> String {
+        "type Source = \"alisio\" | SourceKind | \"proxy\";".into()
+    }
+    fn inline(_: &ts_rs::Config) -> String {
+        "Source".into()
+    }
+    fn inline_flattened(_: &ts_rs::Config) -> String {
+        "Source".into()
+    }
+    fn output_path() -> Option<std::path::PathBuf> {
+        None
+    }
+}
+
 pub fn source_filter(name: &str) -> Result<String, String> {
     if name == "alisio" || name == "proxy" || AGENTS.iter().any(|a| a.kind.as_str() == name) {
         return Ok(name.to_string());
