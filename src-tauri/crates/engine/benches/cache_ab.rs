@@ -4,7 +4,7 @@
 //! plus one user message). Before every measured request the live request is sent once (as the
 //! previous turn would have been), so the server's prefix cache holds it.
 //!
-//! Needs a server: `./tests/llama/bench.sh` starts one and runs this. Or set ALISIO_BENCH_URL
+//! Needs a server: `./tests/bench/llama_cache_ab.sh` starts one and runs this. Or set ALISIO_BENCH_URL
 //! (e.g. http://127.0.0.1:18080/v1) and run `cargo bench -p alisio-engine --bench cache_ab`.
 
 use std::time::Instant;
@@ -115,7 +115,7 @@ fn requests(config: &Config, run: usize) -> Result<[serde_json::Value; 3], BoxEr
 
 fn main() -> Result<(), BoxError> {
     let Ok(url) = std::env::var("ALISIO_BENCH_URL") else {
-        println!("cache_ab: set ALISIO_BENCH_URL to a running llama.cpp server, or run ./tests/llama/bench.sh");
+        println!("cache_ab: set ALISIO_BENCH_URL to a running llama.cpp server, or run ./tests/bench/llama_cache_ab.sh");
         return Ok(());
     };
     let runs: usize = std::env::var("ALISIO_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);

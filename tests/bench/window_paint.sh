@@ -11,4 +11,4 @@ ALISIO_HOME="$home" ./target/release/examples/big_session 100000 >/dev/null
 ALISIO_HOME="$home" ./target/release/examples/big_session 10 >/dev/null
 export ALISIO_HOME="$home" ALISIO_APP="$PWD/target/release/alisio"
 export NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent
-xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/perf.mjs
+xvfb-run -a -s "-screen 0 1280x800x24" node tests/bench/window_paint.mjs

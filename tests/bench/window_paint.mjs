@@ -2,9 +2,9 @@ import { spawn, execFileSync } from "node:child_process";
 // Measures the window on a long session: time from clicking a 100,000-message session to its rows
 // on screen (5 runs); then scrolls it from its end to its first message and back to its end,
 // sampling the RSS of the app process and of WebKit's web process every 250 ms (peaks reported).
-// Usage: tests/e2e/perf.sh (creates the session with the big_session example, starts Xvfb);
+// Usage: tests/bench/window_paint.sh (creates the session with the big_session example, starts Xvfb);
 // PERF_SMAPS=1 also prints the app process's largest mappings after the opens.
-import { Driver, sleep } from "./webdriver.mjs";
+import { Driver, sleep } from "../e2e/webdriver.mjs";
 const home = process.env.ALISIO_HOME;
 const td = spawn("tauri-driver", ["--port", "4444"], { env: process.env, stdio: "inherit" });
 const app = process.env.ALISIO_APP;
