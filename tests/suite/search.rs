@@ -70,10 +70,60 @@ async fn every_stored_message_is_found_at_once_with_its_session_and_a_snippet() 
     assert!(narrowed["hits"].as_array().unwrap().iter().all(|hit| hit["project"] == project.as_str()));
     assert!(narrowed["total"].as_u64().unwrap() < every["total"].as_u64().unwrap());
 
-    // A query FTS5 cannot read is a usage error naming it.
-    let bad = h.alisio(&["search", "AND OR"]).await;
+    // With --fts, a query FTS5 cannot read is a usage error naming it; as plain text it is words.
+    let bad = h.alisio(&["search", "AND OR", "--fts"]).await;
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("is not valid"), "{}", bad.stderr);
+    search(&h, &["AND OR"]).await;
+}
+
+/// What developers type, found as typed in an imported session: error codes, model names, symbols,
+/// file names, paths, call ids, addresses, unbalanced quotes — each token literally, in any order.
+#[tokio::test]
+async fn plain_text_finds_ids_paths_file_names_symbols_and_model_names_as_typed() {
+    let h = Harness::new(vec![]).await;
+    let text = "ERR-42 came back from gpt-4o while foo::bar parsed notes.txt under src/parser.rs \
+                (call_7f.Zq-9/x, ops@example.com, issue #1234); it said \"quoted fragment here";
+    let dir = h.home.path().join("claude/projects/-tmp-search");
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = json!({"parentUuid": null, "isSidechain": false, "type": "user", "uuid": "u1", "sessionId": "search-session",
+        "cwd": "/tmp/search", "version": "2.1.0", "timestamp": "2026-11-30T10:00:00.000Z",
+        "message": {"role": "user", "content": text}});
+    let other = json!({"parentUuid": "u1", "isSidechain": false, "type": "user", "uuid": "u2", "sessionId": "search-session",
+        "cwd": "/tmp/search", "version": "2.1.0", "timestamp": "2026-11-30T10:01:00.000Z",
+        "message": {"role": "user", "content": "an unrelated line about gpt and 42 apart"}});
+    let file = dir.join("search-session.jsonl");
+    std::fs::write(&file, format!("{record}\n{other}\n")).unwrap();
+    h.alisio(&["import", file.to_str().unwrap(), "--json"]).await.assert_ok();
+    for query in [
+        "ERR-42",
+        "gpt-4o",
+        "foo::bar",
+        "notes.txt",
+        "src/parser.rs",
+        "call_7f.Zq-9/x",
+        "ops@example.com",
+        "#1234",
+        "\"quoted",
+        "fragment \"quoted",
+        "parser.rs notes.txt",
+    ] {
+        let found = search(&h, &[query]).await;
+        assert_eq!(found["total"], 1, "{query}: {found}");
+        assert_eq!(found["hits"][0]["seq"], 1, "{query}: {found}");
+    }
+    // Tokens match literally: `gpt-4o` is not `gpt` and `4o` anywhere.
+    assert_eq!(search(&h, &["gpt-42"]).await["total"], 0);
+    // Only punctuation: nothing to look for, no error.
+    assert_eq!(search(&h, &["::"]).await["total"], 0);
+    // Filters: role, session, dates.
+    let session = search(&h, &["ERR-42"]).await["hits"][0]["session"].as_str().unwrap().to_string();
+    assert_eq!(search(&h, &["gpt", "--role", "user", "--session", &session]).await["total"], 2);
+    assert_eq!(search(&h, &["gpt", "--role", "assistant"]).await["total"], 0);
+    assert_eq!(search(&h, &["gpt", "--since", "2026-12-01"]).await["total"], 0);
+    assert_eq!(search(&h, &["gpt", "--until", "2026-11-30"]).await["total"], 2);
+    let bad = h.alisio(&["search", "gpt", "--role", "robot"]).await;
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
 
 #[tokio::test]

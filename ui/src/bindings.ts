@@ -929,9 +929,37 @@ total: number, };
 
 export type SearchRequest = { 
 /**
- * FTS5 syntax: words, "phrases", prefix*, AND / OR / NOT.
+ * Plain text (every token matched literally, in any order), or FTS5 syntax with `fts`.
  */
-query: string, source: Source | null, project: string | null, limit: number | null, };
+query: string, source?: Source, project?: string, limit?: number, 
+/**
+ * The query is FTS5 syntax: words, "phrases", prefix*, AND / OR / NOT.
+ */
+fts?: boolean, 
+/**
+ * Plain text: the last token also matches the words it begins (search as you type).
+ */
+prefix?: boolean, 
+/**
+ * `user`, `assistant`, `tool` or `summary`.
+ */
+role?: string, 
+/**
+ * Messages calling this tool, and their results.
+ */
+tool?: string, 
+/**
+ * Inside this session (an id or a unique prefix).
+ */
+session?: string, 
+/**
+ * `YYYY-MM-DD`: messages from that day on.
+ */
+since?: string, 
+/**
+ * `YYYY-MM-DD`: messages up to the end of that day.
+ */
+until?: string, };
 
 export type CacheBreak = { n: number, 
 /**

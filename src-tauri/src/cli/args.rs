@@ -136,20 +136,10 @@ pub enum Command {
         #[arg(long)]
         fold_subagents: bool,
     },
-    /// Search every stored message of every session, own and imported (FTS5 syntax: words,
-    /// "phrases", prefix*, AND / OR / NOT), best match first
-    Search {
-        query: String,
-        /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
-        #[arg(long, value_name = "SOURCE")]
-        source: Option<alisio_engine::import::agents::Source>,
-        /// Only sessions of this project (the workspace or the agent's working directory)
-        #[arg(long, value_name = "PATH")]
-        project: Option<String>,
-        /// The most hits shown
-        #[arg(long, value_name = "N", default_value_t = 50)]
-        limit: usize,
-    },
+    /// Search every stored message of every session, own and imported, best match first: plain
+    /// text by default (every token matched literally: ids, paths, file names, model names), FTS5
+    /// syntax with --fts
+    Search(SearchArgs),
     /// Pin a message or a sentence: every request after a checkpoint carries it verbatim
     #[command(group(clap::ArgGroup::new("pin_action").required(true).args(["seq", "text", "list", "remove"])))]
     Pin {
@@ -283,4 +273,6 @@ fn strategy(text: &str) -> Result<Strategy, String> {
     text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask or hybrid"))
 }
 
-pub use super::subcommands::{CallsCommand, ExportFormat, McpCommand, PricesCommand, SessionsCommand, View};
+pub use super::subcommands::{
+    CallsCommand, ExportFormat, McpCommand, PricesCommand, SearchArgs, SessionsCommand, View,
+};

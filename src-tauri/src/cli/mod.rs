@@ -14,7 +14,7 @@ use std::sync::Arc;
 use alisio_api::{Access, ApiError, ApiResult, App, AppOptions, Approvals};
 use alisio_engine::home::alisio_home;
 
-use args::{CallsCommand, CompactMode, McpCommand, PricesCommand, SessionsCommand};
+use args::{CallsCommand, CompactMode, McpCommand, PricesCommand, SearchArgs, SessionsCommand};
 pub use args::{Cli, Command, GlobalArgs};
 use output::Output;
 
@@ -70,8 +70,20 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Calls { command } => commands::calls::command(app, out, command).await,
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
         Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
-        Command::Search { query, source, project, limit } => {
-            let request = alisio_api::search::SearchRequest { query, source, project, limit: Some(limit) };
+        Command::Search(SearchArgs { query, source, project, limit, fts, role, tool, session, since, until }) => {
+            let request = alisio_api::search::SearchRequest {
+                query,
+                source,
+                project,
+                limit: Some(limit),
+                fts: Some(fts),
+                prefix: None,
+                role,
+                tool,
+                session,
+                since,
+                until,
+            };
             out.show(&alisio_api::search::messages(app, request).await?)
         }
         Command::Pin { session, seq, text, list, remove } => {

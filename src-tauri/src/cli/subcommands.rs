@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Subcommand, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Subcommand)]
 pub enum McpCommand {
@@ -150,4 +150,37 @@ impl From<ExportFormat> for alisio_engine::export::ExportFormat {
 pub enum View {
     Stored,
     Model,
+}
+
+/// `alisio search`: what to look for and where.
+#[derive(Args)]
+pub struct SearchArgs {
+    pub query: String,
+    /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
+    #[arg(long, value_name = "SOURCE")]
+    pub source: Option<alisio_engine::import::agents::Source>,
+    /// Only sessions of this project (the workspace or the agent's working directory)
+    #[arg(long, value_name = "PATH")]
+    pub project: Option<String>,
+    /// The most hits shown
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+    /// QUERY is FTS5 syntax (words, "phrases", prefix*, AND / OR / NOT) instead of plain text
+    #[arg(long)]
+    pub fts: bool,
+    /// Only messages of this role: user, assistant, tool or summary (a checkpoint)
+    #[arg(long, value_name = "ROLE")]
+    pub role: Option<String>,
+    /// Only messages calling this tool, and their results
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Only inside this session (an id or a unique prefix)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Messages from this day on (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Messages up to the end of this day (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
 }

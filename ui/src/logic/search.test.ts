@@ -1,7 +1,7 @@
 // Tests of search.ts: message and session search, `/compact`, the full-text query.
 import { describe, expect, it } from "vitest";
 import { msg, resetSeq } from "./fixtures";
-import { filterSessions, ftsQuery, parseSlashCompact, searchMessages } from "./search";
+import { filterSessions, parseSlashCompact, searchMessages } from "./search";
 
 describe("search and commands", () => {
   it("finds messages by content and tool arguments", () => {
@@ -22,14 +22,5 @@ describe("search and commands", () => {
     expect(parseSlashCompact("/compact")).toEqual({ focus: null });
     expect(parseSlashCompact("/compactor")).toBeNull();
     expect(parseSlashCompact("please /compact")).toBeNull();
-  });
-});
-
-describe("the search box", () => {
-  it("sends plain words as prefixes and FTS5 syntax as typed", () => {
-    expect(ftsQuery("pars error")).toBe('"pars"* "error"*');
-    expect(ftsQuery('  "exact phrase" ')).toBe('"exact phrase"');
-    expect(ftsQuery("lexer OR parser")).toBe("lexer OR parser");
-    expect(ftsQuery('say "hi')).toBe('say "hi');
   });
 });

@@ -30,16 +30,3 @@ export function parseSlashCompact(text: string): { focus: string | null } | null
   return { focus: focus.length ? focus : null };
 }
 
-/**
- * What the search box sends to full-text search: a query with FTS5 syntax (quotes, `*`, AND / OR /
- * NOT, parentheses) as typed; plain words each as a prefix, so results come while typing.
- */
-export function ftsQuery(text: string): string {
-  const trimmed = text.trim();
-  if (/["*()]|\b(AND|OR|NOT|NEAR)\b/.test(trimmed)) return trimmed;
-  return trimmed
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((word) => `"${word.replace(/"/g, "")}"*`)
-    .join(" ");
-}

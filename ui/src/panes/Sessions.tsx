@@ -6,7 +6,6 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { SearchResult, SessionSummary, SourceSummary } from "../bindings";
 import { errorMessage } from "../events";
-import { ftsQuery } from "../logic";
 import { Library } from "./Library";
 
 export function SessionsPane(props: {
@@ -22,6 +21,9 @@ export function SessionsPane(props: {
   onOpenMessage: (session: string, seq: number) => void;
 }) {
   const [query, setQuery] = useState("");
+  // Plain text by default (ids, paths, file names as typed; the last word as a prefix); FTS5 syntax
+  // when toggled.
+  const [fts, setFts] = useState(false);
   const [found, setFound] = useState<SearchResult | null>(null);
   const [searchError, setSearchError] = useState<string | null>(null);
   useEffect(() => {
@@ -29,13 +31,13 @@ export function SessionsPane(props: {
     setSearchError(null);
     if (query.trim().length < 2) return setFound(null);
     const timer = setTimeout(() => {
-      api.searchMessages({ query: ftsQuery(query), source: null, project: null, limit: 30 }).then(setFound, (e) => {
+      api.searchMessages({ query, limit: 30, prefix: !fts, fts }).then(setFound, (e) => {
         setFound(null);
         setSearchError(errorMessage(e));
       });
     }, 200);
     return () => clearTimeout(timer);
-  }, [query]);
+  }, [query, fts]);
   const [sources, setSources] = useState<SourceSummary[]>([]);
   const imported = props.sessions.filter((s) => s.source).length;
   useEffect(() => {
@@ -46,6 +48,9 @@ export function SessionsPane(props: {
     <aside class="sidebar">
       <div class="brand">Alisio</div>
       <input ref={props.searchRef} class="search" placeholder="Search sessions and messages (Ctrl+K)" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="session-search" />
+      <label class="small muted search-mode" title="Search in SQLite FTS5 syntax: words, &quot;phrases&quot;, prefix*, AND / OR / NOT">
+        <input type="checkbox" checked={fts} onChange={(e) => setFts((e.target as HTMLInputElement).checked)} data-testid="search-fts" /> FTS syntax
+      </label>
       {(found || searchError) && (
         <div class="search-hits" data-testid="search-hits">
           {searchError && <div class="muted small">{searchError}</div>}

@@ -115,7 +115,9 @@ fn requests(config: &Config, run: usize) -> Result<[serde_json::Value; 3], BoxEr
 
 fn main() -> Result<(), BoxError> {
     let Ok(url) = std::env::var("ALISIO_BENCH_URL") else {
-        println!("cache_ab: set ALISIO_BENCH_URL to a running llama.cpp server, or run ./tests/bench/llama_cache_ab.sh");
+        println!(
+            "cache_ab: set ALISIO_BENCH_URL to a running llama.cpp server, or run ./tests/bench/llama_cache_ab.sh"
+        );
         return Ok(());
     };
     let runs: usize = std::env::var("ALISIO_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);

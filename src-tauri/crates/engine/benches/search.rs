@@ -144,7 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     let mut times = Vec::with_capacity(queries.len());
     for (query, project) in queries {
-        let filter = SearchFilter { source: None, project: project.map(str::to_string), limit: 50 };
+        let filter = SearchFilter { project: project.map(str::to_string), limit: 50, ..SearchFilter::default() };
         let t = Instant::now();
         let found = store.search(query, &filter)?;
         let took = t.elapsed();

@@ -531,3 +531,11 @@ pub fn day_or_today(text: Option<&str>, what: &str) -> Result<String> {
         Some(other) => Err(Error::Usage(format!("{what} must be a date (YYYY-MM-DD), not {other:?}"))),
     }
 }
+
+/// The day after `YYYY-MM-DD` (for an inclusive `--until`); the text itself when it is no date.
+pub fn next_day(day: &str) -> String {
+    chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.succ_opt())
+        .map_or_else(|| day.to_string(), |d| d.format("%Y-%m-%d").to_string())
+}
