@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     match args.command {
         Some(command) => {
             logging::init();
+            quiet_on_closed_stdout();
             let code = cli::run(command, args.global);
             ExitCode::from(u8::try_from(code).unwrap_or(1))
         }
@@ -27,6 +28,24 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// A reader that stops reading (`alisio … | head`) ends the command quietly: the text it no longer
+/// wants is not an error to report (Rust's `print!` panics on a closed stdout).
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }
 
 /// Replaces this process with the window binary (same pid, environment and streams), passing on

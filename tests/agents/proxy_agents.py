@@ -6,7 +6,7 @@ imported. Checked: every body the proxy stored equals, key for key, the body the
 
 Usage: proxy_agents.py ALISIO NODE_MODULES AGENT...   (AGENT: codex | claude-code | opencode)
   codex runs against the suite's scripted server (target/debug/examples/scripted-server);
-  claude-code and opencode against tests/fixtures/agents/tools/mockllm.py (Anthropic Messages and a
+  claude-code and opencode against tests/tools/mockllm.py (variant base) (Anthropic Messages and a
   custom OpenAI-compatible provider), the scripted server the corpus was recorded with.
 """
 import json, os, signal, sqlite3, subprocess, sys, tempfile, time, urllib.request
@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "target/debug/examples/scripted-server"
-MOCK = ROOT / "tests/fixtures/agents/tools/mockllm.py"
+MOCK = ROOT / "tests/tools/mockllm.py"
 KEY = "sk-proxy-test-credential-7731"
 
 
@@ -136,7 +136,7 @@ def check(alisio, agent, bin_dir):
             received = lambda: json.load(urllib.request.urlopen(base + "/__received"))
         else:
             port, log = free_port(), work / "mock.jsonl"
-            server = subprocess.Popen([sys.executable, MOCK, str(port), log], stdout=subprocess.DEVNULL,
+            server = subprocess.Popen([sys.executable, MOCK, "--variant", "base", str(port), log], stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL)
             upstream = f"http://127.0.0.1:{port}"
             for _ in range(100):

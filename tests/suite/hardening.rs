@@ -533,3 +533,27 @@ async fn list_dir_output_is_unambiguous_for_names_with_newlines() {
         h.db().query_row("SELECT content FROM messages WHERE role = 'tool'", [], |r| r.get(0)).unwrap();
     assert_eq!(listing.lines().collect::<Vec<_>>(), ["\"evil\\nREADME.md\"", "README.md"]);
 }
+
+/// `alisio … | head`: a reader that stops reading ends the command quietly, in text and JSON
+/// alike — no panic, no "Broken pipe", exit 0.
+#[tokio::test]
+async fn a_closed_pipe_ends_the_cli_quietly() {
+    use tokio::io::AsyncReadExt;
+    let h = Harness::new(vec![]).await;
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/import");
+    h.alisio(&["import", corpus.to_str().unwrap(), "--json"]).await.assert_ok();
+    let sessions = h.alisio(&["sessions", "list", "--json"]).await.json();
+    let biggest = sessions.as_array().unwrap().iter().max_by_key(|s| s["messages"].as_u64().unwrap_or(0)).unwrap();
+    let id = biggest["id"].as_str().unwrap().to_string();
+    for args in [vec!["sessions", "show", id.as_str()], vec!["sessions", "show", id.as_str(), "--json"]] {
+        let mut child = h.command(&args).spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).await.unwrap();
+        drop(stdout);
+        let done = child.wait_with_output().await.unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}

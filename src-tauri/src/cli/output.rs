@@ -26,7 +26,7 @@ impl Output {
     pub fn show<T: Serialize + Human>(&self, value: &T) -> ApiResult<()> {
         if self.json {
             let mut out = std::io::stdout().lock();
-            serde_json::to_writer_pretty(&mut out, value).map_err(|e| ApiError::failed(e.to_string()))?;
+            serde_json::to_writer_pretty(&mut out, value).map_err(json_failed)?;
             writeln!(out).map_err(stdout_failed)
         } else {
             value.print();
@@ -38,7 +38,7 @@ impl Output {
     pub fn line<T: Serialize + Human>(&self, value: &T) -> ApiResult<()> {
         if self.json {
             let mut out = std::io::stdout().lock();
-            serde_json::to_writer(&mut out, value).map_err(|e| ApiError::failed(e.to_string()))?;
+            serde_json::to_writer(&mut out, value).map_err(json_failed)?;
             writeln!(out).and_then(|()| out.flush()).map_err(stdout_failed)
         } else {
             value.print();
@@ -132,6 +132,17 @@ fn print_proxy_event(event: &ProxyEvent, jsonl: bool) {
     let _ = out.flush();
 }
 
+fn json_failed(e: serde_json::Error) -> ApiError {
+    match e.io_error_kind() {
+        Some(kind) => stdout_failed(std::io::Error::from(kind)),
+        None => ApiError::failed(e.to_string()),
+    }
+}
+
 fn stdout_failed(e: std::io::Error) -> ApiError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        // The reader stopped reading (`alisio … --json | head`): nothing more to say.
+        std::process::exit(0);
+    }
     ApiError::failed(format!("cannot write to stdout: {e}"))
 }
