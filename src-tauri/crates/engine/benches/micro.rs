@@ -17,6 +17,8 @@ fn main() {
     divan::main();
 }
 
+/// The shipped prices, read once (a benchmark without them measures nothing: it stops).
+#[allow(clippy::expect_used)]
 fn book() -> &'static PriceBook {
     static BOOK: OnceLock<PriceBook> = OnceLock::new();
     BOOK.get_or_init(|| PriceBook::new(&BTreeMap::new()).expect("the shipped prices"))
@@ -38,7 +40,8 @@ fn price_entry_of_an_id(id: &str) -> bool {
 
 #[divan::bench]
 fn price_of_a_call(bencher: Bencher) {
-    let tokens = Tokens { prompt: 180_000, cached: 150_000, cache_write: 20_000, cache_write_1h: 5_000, completion: 900 };
+    let tokens =
+        Tokens { prompt: 180_000, cached: 150_000, cache_write: 20_000, cache_write_1h: 5_000, completion: 900 };
     bencher.bench(|| book().price(black_box("claude-sonnet-4-5-20250929"), "2026-11-30", &tokens, None));
 }
 
