@@ -122,6 +122,14 @@ async fn plain_text_finds_ids_paths_file_names_symbols_and_model_names_as_typed(
     assert_eq!(search(&h, &["gpt", "--role", "assistant"]).await["total"], 0);
     assert_eq!(search(&h, &["gpt", "--since", "2026-12-01"]).await["total"], 0);
     assert_eq!(search(&h, &["gpt", "--until", "2026-11-30"]).await["total"], 2);
+    // As text, hits are grouped under their session with its count.
+    let text = h.alisio(&["search", "gpt"]).await;
+    text.assert_ok();
+    assert!(
+        text.stdout.starts_with(&format!("{session}  ")) && text.stdout.contains("; 2 matches)"),
+        "{}",
+        text.stdout
+    );
     let bad = h.alisio(&["search", "gpt", "--role", "robot"]).await;
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }

@@ -161,21 +161,25 @@ impl Human for Round<'_> {
 }
 
 impl Human for alisio_engine::store::search::SearchResult {
+    /// Hits grouped by session, the sessions in the order of their best hit, each with its count.
     fn print(&self) {
         if self.hits.is_empty() {
             println!("No message matches.");
         }
+        let mut sessions: Vec<&str> = Vec::new();
         for hit in &self.hits {
-            println!(
-                "{} #{:<5} {:<9} {:<11} {}  {}\n    {}",
-                &hit.session[..hit.session.len().min(8)],
-                hit.seq,
-                hit.role,
-                hit.source,
-                hit.at,
-                hit.title,
-                hit.snippet.replace('\n', " ")
-            );
+            if !sessions.contains(&hit.session.as_str()) {
+                sessions.push(&hit.session);
+            }
+        }
+        for session in sessions {
+            let hits: Vec<_> = self.hits.iter().filter(|h| h.session == session).collect();
+            let first = hits[0];
+            let count = if hits.len() == 1 { "1 match".to_string() } else { format!("{} matches", hits.len()) };
+            println!("{}  {}  ({}, {}; {count})", session, first.title, first.source, first.project);
+            for hit in hits {
+                println!("  #{:<5} {:<9} {}  {}", hit.seq, hit.role, hit.at, hit.snippet.replace('\n', " "));
+            }
         }
         if self.total as usize > self.hits.len() {
             println!("{} of {} matches shown (--limit for more)", self.hits.len(), self.total);
