@@ -443,6 +443,19 @@ test("search: a query in the sidebar (Ctrl+K) lists matching messages of every s
 });
 
 test("library: sessions grouped by project or agent, filtered by agent, opened from the list", async () => {
+  // The session list is resized from its edge, and keeps its width.
+  await driver.execute(`
+    const handle = document.querySelector('[data-testid=sidebar-resizer]');
+    handle.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, clientX: 300 }));
+    window.dispatchEvent(new MouseEvent('mousemove', { clientX: 420 }));
+    window.dispatchEvent(new MouseEvent('mouseup', {}));`);
+  const measure = () => driver.execute("return [Math.round(document.querySelector('.sidebar').getBoundingClientRect().width), localStorage.getItem('alisio.sidebarWidth')]");
+  let width = await measure();
+  for (let i = 0; i < 50 && width[0] !== 420; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    width = await measure();
+  }
+  assert.deepEqual(width, [420, "420"], "the sidebar is as wide as it was dragged, and remembered");
   const sessions = cli("sessions", "list");
   const projects = new Set(sessions.map((s) => s.project || s.workspace));
   await driver.waitFor("[data-testid=library] [data-testid=library-count]", { text: `${sessions.length} sessions` });

@@ -13,6 +13,7 @@ import { useSessionFacts } from "./hooks/useSessionFacts";
 import { useSessions } from "./hooks/useSessions";
 import { useSessionView } from "./hooks/useSessionView";
 import { useShortcuts } from "./hooks/useShortcuts";
+import { useSidebarWidth } from "./hooks/useSidebarWidth";
 import { useStartup } from "./hooks/useStartup";
 import { useStoredRows } from "./hooks/useStoredRows";
 import { readOnlyReason } from "./logic";
@@ -53,10 +54,12 @@ export function App() {
 
   useWindowShortcuts({ setDialog, feedback, setTab, sessionSearch, messageSearch, composer, readOnly, selected, undo, stop });
 
+  const [sidebarWidth, startSidebarDrag] = useSidebarWidth();
   const active = viewOf(tab);
   const context: ViewContext = { current, sessions, view, storedRows, nav, pending, trimmed, messageSearch, feedback, setSelected, actions: { openDiff: nav.openDiff, acknowledge, pin, fork } };
   return (
-    <div class="app">
+    <div class="app" style={{ "--sidebar": `${sidebarWidth}px` }}>
+      <div class="sidebar-resizer" onMouseDown={startSidebarDrag} title="Drag to resize the session list" data-testid="sidebar-resizer" />
       <SessionsPane
         sessions={sessions}
         importing={live.importing}
