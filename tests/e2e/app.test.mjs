@@ -446,7 +446,7 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   // The session list is resized from its edge, and keeps its width.
   await driver.execute(`
     const handle = document.querySelector('[data-testid=sidebar-resizer]');
-    handle.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, clientX: 300 }));
+    handle.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, clientX: 240 }));
     window.dispatchEvent(new MouseEvent('mousemove', { clientX: 420 }));
     window.dispatchEvent(new MouseEvent('mouseup', {}));`);
   const measure = () => driver.execute("return [Math.round(document.querySelector('.sidebar').getBoundingClientRect().width), localStorage.getItem('alisio.sidebarWidth')]");
@@ -456,6 +456,11 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
     width = await measure();
   }
   assert.deepEqual(width, [420, "420"], "the sidebar is as wide as it was dragged, and remembered");
+  // Back to its default, so no later test (nor a later run: WebKit keeps localStorage) inherits it.
+  await driver.execute(`
+    document.querySelector('[data-testid=sidebar-resizer]').dispatchEvent(new MouseEvent('mousedown', { bubbles: true, clientX: 420 }));
+    window.dispatchEvent(new MouseEvent('mousemove', { clientX: 240 }));
+    window.dispatchEvent(new MouseEvent('mouseup', {}));`);
   const sessions = cli("sessions", "list");
   const projects = new Set(sessions.map((s) => s.project || s.workspace));
   await driver.waitFor("[data-testid=library] [data-testid=library-count]", { text: `${sessions.length} sessions` });

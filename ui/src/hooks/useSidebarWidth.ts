@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 const KEY = "alisio.sidebarWidth";
 const MIN = 200;
 const MAX = 640;
-const DEFAULT = 300;
+const DEFAULT = 240;
 
 function clamp(width: number): number {
   return Math.min(MAX, Math.max(MIN, Math.round(width)));
