@@ -13,10 +13,13 @@ export class Driver {
     let lastError;
     while (Date.now() < deadline) {
       try {
+        // One attempt may hang on an app that never came up (its toolkit failed to start): each
+        // is bounded, so the next one starts a fresh app.
         const res = await fetch(`${base}/session`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ capabilities: { alwaysMatch: { "tauri:options": { application, args } } } }),
+          signal: AbortSignal.timeout(Math.max(1_000, Math.min(25_000, deadline - Date.now()))),
         });
         const body = await res.json();
         if (res.ok) return new Driver(base, body.value.sessionId);
