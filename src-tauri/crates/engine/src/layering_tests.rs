@@ -58,16 +58,20 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
+/// A module, function, impl or import marked as test code.
+fn is_test_item(item: &syn::Item) -> bool {
+    match item {
+        syn::Item::Mod(m) => is_test(&m.attrs),
+        syn::Item::Fn(f) => is_test(&f.attrs),
+        syn::Item::Impl(i) => is_test(&i.attrs),
+        syn::Item::Use(u) => is_test(&u.attrs),
+        _ => false,
+    }
+}
+
 impl<'ast> Visit<'ast> for Uses {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs = match item {
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            _ => return syn::visit::visit_item(self, item),
-        };
-        if !is_test(attrs) {
+        if !is_test_item(item) {
             syn::visit::visit_item(self, item);
         }
     }
@@ -228,14 +232,7 @@ impl Siblings {
 
 impl<'ast> Visit<'ast> for Siblings {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs = match item {
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            _ => return syn::visit::visit_item(self, item),
-        };
-        if !is_test(attrs) {
+        if !is_test_item(item) {
             syn::visit::visit_item(self, item);
         }
     }
