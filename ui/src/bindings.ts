@@ -32,9 +32,20 @@ source?: SourceKind, sourcePath?: string,
  */
 forkedFrom?: ForkedFrom, };
 
+export type Removed = { session: SessionId, title: string, messages: number, calls: number, };
+
 export type SessionId = string;
 
-export type SessionSummary = { id: string, title: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, 
+export type SessionSummary = { id: string, 
+/**
+ * The title shown: the one given in Alisio if the session was renamed, else the agent's own
+ * (its title record, else its first real prompt) or the one Alisio chose.
+ */
+title: string, 
+/**
+ * The agent's own title, when the session was renamed in Alisio (kept apart, unchanged).
+ */
+agentTitle?: string, workspace: string, liveMessages: number, compactedMessages: number, uncertainToolCalls: number, 
 /**
  * Tool calls running now in the live process that drives the session.
  */
@@ -43,6 +54,10 @@ runningToolCalls: number,
  * Reported by the server over the session's calls (replays left out).
  */
 promptTokens: number, cachedTokens: number, completionTokens: number, 
+/**
+ * Model calls the session made or recorded (replays left out).
+ */
+calls: number, 
 /**
  * Applied checkpoints, and the characters applied compactions and reductions took out of the
  * request (an estimate of tokens saved is a quarter of that).
@@ -669,6 +684,8 @@ project?: string,
  * Only sessions from alisio, codex, claude-code, opencode, proxy, …
  */
 source?: Source, };
+
+export type RenameRequest = { session: string, title?: string, };
 
 export type StoredRequest = { session: string, limit: number | null, };
 

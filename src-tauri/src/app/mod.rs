@@ -36,6 +36,10 @@ pub fn run(args: WindowArgs) -> i32 {
                 emit,
             })?;
             let opened = Arc::new(opened);
+            // Whether the demo is due is decided on the library as it is before anything is followed.
+            if let Err(err) = alisio_api::sessions::note_start(&opened) {
+                tracing::warn!("cannot read the library: {err}");
+            }
             // The agents' default locations are followed while the window is open.
             let follower = opened.clone();
             tauri::async_runtime::spawn(async move {

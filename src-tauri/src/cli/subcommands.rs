@@ -122,6 +122,12 @@ pub enum SessionsCommand {
     /// Two sessions compared: the shared messages, the first divergence, each side's calls,
     /// tokens, cost, compactions, tools and files
     Diff { a: String, b: String },
+    /// Give a session a title of your own (kept apart from the agent's; without TITLE, the
+    /// agent's own again)
+    Rename { session: String, title: Option<String> },
+    /// Remove a session of Alisio's own (the demo, a run, a fork) and everything stored of it;
+    /// imported sessions follow their agent's files and are not removed
+    Remove { session: String },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -24,6 +24,8 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("sessions recover", &["sessions::recover", "sessions::uncertain"]),
     ("sessions fork", &["forks::fork"]),
     ("sessions diff", &["forks::diff"]),
+    ("sessions rename", &["sessions::rename"]),
+    ("sessions remove", &["sessions::remove"]),
     ("calls list", &["calls::list"]),
     ("calls show", &["calls::show"]),
     ("calls composition", &["calls::compositions"]),

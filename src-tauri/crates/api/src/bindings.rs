@@ -20,7 +20,7 @@ pub fn typescript() -> String {
     let cfg = Config::default().with_large_int("number");
     let decls = declarations!(&cfg;
         e::transcript::Role, e::transcript::ToolCall, e::config::Api, e::config::Strategy, e::config::Permission,
-        e::store::Session, e::store::SessionId, e::store::SessionSummary, e::store::Purpose, e::store::WireApi, e::store::JournalEntry, e::store::JournalState,
+        e::store::Session, e::store::library::Removed, e::store::SessionId, e::store::SessionSummary, e::store::Purpose, e::store::WireApi, e::store::JournalEntry, e::store::JournalState,
         e::store::ModelCallRecord, e::store::compactions::CompactionDocument, e::store::compactions::Kind,
         e::store::compactions::Status, e::store::compactions::Trigger, e::store::compactions::TriggerKind, e::provider::wire::WireItem, e::provider::wire::ChatCall,
         e::provider::wire::ChatFunction, e::view::ModelView, e::view::StoredView, e::view::StoredMessage,
@@ -37,7 +37,7 @@ pub fn typescript() -> String {
         e::provider::WindowSource, e::provider::ModelsReport, e::export::ExportFormat, e::export::ChartFormat,
         e::mcp::CatalogShare, e::mcp::ServerStatus, e::mcp::ServerState, e::mcp::Transport, e::mcp::ToolStatus,
         crate::error::ApiError, crate::error::ErrorCode, crate::events::UiEvent,
-        crate::sessions::Nothing, crate::sessions::SessionRequest, crate::sessions::SessionsFilter,
+        crate::sessions::Nothing, crate::sessions::SessionRequest, crate::sessions::SessionsFilter, crate::sessions::RenameRequest,
         crate::views::StoredRequest, crate::views::PageRequest, crate::views::SinceRequest, crate::views::AroundRequest,
         crate::views::ModelPageRequest, crate::views::MessageRequest, e::compaction::guard::ContextMeter,
         crate::turns::RunTurn, crate::turns::PermissionAnswer,

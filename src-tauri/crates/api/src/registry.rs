@@ -53,6 +53,8 @@ macro_rules! commands {
 commands! {
     sessions_list => sessions::list(crate::sessions::SessionsFilter) -> Vec<alisio_engine::store::SessionSummary>;
     sessions_ensure_demo => sessions::ensure_demo(crate::sessions::Nothing) -> Option<String>;
+    sessions_rename => sessions::rename(crate::sessions::RenameRequest) -> alisio_engine::store::Session;
+    sessions_remove => sessions::remove(crate::sessions::SessionRequest) -> alisio_engine::store::library::Removed;
     sessions_uncertain => sessions::uncertain(crate::sessions::SessionRequest) -> Vec<alisio_engine::store::JournalEntry>;
     sessions_recover => sessions::recover(crate::sessions::SessionRequest) -> alisio_engine::agent::RecoverReport;
     forks_fork => forks::fork(crate::forks::ForkRequest) -> crate::forks::Forked;

@@ -1,14 +1,20 @@
-//! Sessions: the list, the demo, recovering uncertain tool results.
+//! Sessions: the list, the demo, renaming and removing, recovering uncertain tool results.
 
 use alisio_engine::agent::RecoverReport;
 use alisio_engine::cost::usage::{self, UsageBy, UsageQuery};
 use alisio_engine::import::agents::Source;
-use alisio_engine::store::{JournalEntry, SessionSummary};
+use alisio_engine::store::library::{Removed, DEMO_MADE};
+use alisio_engine::store::{JournalEntry, Session, SessionSummary};
 use serde::Deserialize;
 use ts_rs::TS;
 
 use crate::error::{blocking, ApiResult};
 use crate::App;
+
+/// The demo fact before the demo is made: due (the library was empty at its first start), or
+/// skipped (it was not).
+const DEMO_DUE: &str = "due";
+const DEMO_SKIPPED: &str = "skipped";
 
 /// A request with no arguments.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
@@ -73,18 +79,55 @@ pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSum
     .await
 }
 
-/// On a first start (no session of Alisio's own yet) the engine produces the demo session;
-/// returns its id.
+/// Decides, once per library, whether the demo session is due: only a library that is empty
+/// the first time it is opened gets one. The window asks before it starts following the agents'
+/// folders, so sessions imported in its first second do not count.
+pub fn note_start(app: &App) -> ApiResult<()> {
+    let store = app.store()?;
+    if store.library_fact(DEMO_MADE)?.is_none() {
+        let due = if store.list_sessions()?.is_empty() { DEMO_DUE } else { DEMO_SKIPPED };
+        store.record_library_fact(DEMO_MADE, due)?;
+    }
+    Ok(())
+}
+
+/// Makes the demo session when it is due (an empty library's first start, see [`note_start`]);
+/// returns its id. A removed demo never comes back.
 pub async fn ensure_demo(app: &App, _: Nothing) -> ApiResult<Option<String>> {
     let _once = app.demo.lock().await;
+    note_start(app)?;
     let store = app.store()?;
-    // Imported sessions (the window follows other agents from its first second) do not count:
-    // the demo is there until Alisio has a session of its own.
-    if store.list_sessions()?.iter().any(|s| s.source.is_none()) {
+    if store.library_fact(DEMO_MADE)?.as_deref() != Some(DEMO_DUE) {
         return Ok(None);
     }
     let workspace = app.home().join("demo-workspace");
-    Ok(Some(alisio_engine::demo::create_demo_session(store, &workspace).await?))
+    let id = alisio_engine::demo::create_demo_session(store.clone(), &workspace).await?;
+    store.record_library_fact(DEMO_MADE, &alisio_engine::events::now_rfc3339())?;
+    Ok(Some(id))
+}
+
+/// A new title for a session (`title` absent or blank: the agent's own again).
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RenameRequest {
+    pub session: String,
+    #[ts(optional)]
+    pub title: Option<String>,
+}
+
+/// Gives a session a title of the user's, kept apart from the agent's (`alisio sessions rename`).
+pub async fn rename(app: &App, request: RenameRequest) -> ApiResult<Session> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    store.rename_session(&session.id, request.title.as_deref())?;
+    Ok(store.resolve_session(&session.id)?)
+}
+
+/// Removes a session of Alisio's own and everything stored of it (`alisio sessions remove`).
+pub async fn remove(app: &App, request: SessionRequest) -> ApiResult<Removed> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    blocking("removing the session", move || Ok(store.remove_session(&session.id)?)).await
 }
 
 /// The tool calls whose outcome is unknown, before they are acknowledged.

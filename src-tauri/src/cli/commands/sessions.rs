@@ -1,5 +1,5 @@
 //! `alisio sessions`: the list, one session (stored or as the model sees it), an export, recovery,
-//! a fork, two sessions compared.
+//! a fork, two sessions compared, a title of the user's, removing one.
 
 use alisio_api::export::{self, ExportRequest, Exported};
 use alisio_api::forks;
@@ -44,6 +44,10 @@ pub async fn command(app: &App, out: Output, command: SessionsCommand) -> ApiRes
         SessionsCommand::Diff { a, b } => {
             out.show(&forks::diff(app, forks::SessionDiffRequest { a, b, messages: None }).await?)
         }
+        SessionsCommand::Rename { session, title } => {
+            out.show(&sessions::rename(app, sessions::RenameRequest { session, title }).await?)
+        }
+        SessionsCommand::Remove { session } => out.show(&sessions::remove(app, SessionRequest::new(session)).await?),
     }
 }
 

@@ -221,6 +221,21 @@ impl Human for PinRemoved {
     }
 }
 
+impl Human for alisio_engine::store::Session {
+    fn print(&self) {
+        println!("{}  {}", self.id, self.title);
+    }
+}
+
+impl Human for alisio_engine::store::library::Removed {
+    fn print(&self) {
+        println!(
+            "Removed {} \"{}\" ({} messages, {} model calls).",
+            self.session, self.title, self.messages, self.calls
+        );
+    }
+}
+
 impl Human for alisio_api::forks::Forked {
     fn print(&self) {
         println!(

@@ -8,6 +8,7 @@ mod forks;
 pub mod imported;
 pub mod journal;
 mod ledger;
+pub mod library;
 pub mod messages;
 pub mod pins;
 pub mod search;

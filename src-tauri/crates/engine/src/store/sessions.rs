@@ -208,7 +208,13 @@ pub struct ForkedFrom {
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub id: String,
+    /// The title shown: the one given in Alisio if the session was renamed, else the agent's own
+    /// (its title record, else its first real prompt) or the one Alisio chose.
     pub title: String,
+    /// The agent's own title, when the session was renamed in Alisio (kept apart, unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub agent_title: Option<String>,
     pub workspace: String,
     pub live_messages: u64,
     pub compacted_messages: u64,
@@ -219,6 +225,8 @@ pub struct SessionSummary {
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
     pub completion_tokens: u64,
+    /// Model calls the session made or recorded (replays left out).
+    pub calls: u64,
     /// Applied checkpoints, and the characters applied compactions and reductions took out of the
     /// request (an estimate of tokens saved is a quarter of that).
     pub compactions: u64,
@@ -246,7 +254,7 @@ pub struct SessionSummary {
 
 /// The columns of a session row, in the order `session_from_row` reads them.
 pub(crate) const SESSION_COLUMNS: &str =
-    "id, title, workspace, created_at, updated_at, source, source_path, forked_from, forked_at_seq, source_id, \
+    "id, coalesce(renamed_title, title), workspace, created_at, updated_at, source, source_path, forked_from, forked_at_seq, source_id, \
      parent_session, parent_tool_call";
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
@@ -370,62 +378,6 @@ impl Store {
                 0 => Err(Error::SessionNotFound(id_or_prefix.into())),
                 _ => Err(Error::AmbiguousSession(id_or_prefix.into())),
             }
-        })
-    }
-
-    /// Sessions, newest activity first, with live / compacted counts.
-    pub fn list_sessions(&self) -> Result<Vec<SessionSummary>> {
-        self.read(|conn| {
-            let mut stmt = conn.prepare(
-                "SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at,
-                        (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 0 AND m.off_view = 0),
-                        (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.compacted = 1),
-                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state IN ('started', 'uncertain')),
-                        (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id AND t.state = 'started'),
-                        (SELECT coalesce(sum(prompt_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
-                        (SELECT coalesce(sum(cached_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
-                        (SELECT coalesce(sum(completion_tokens), 0) FROM model_calls c WHERE c.session_id = s.id AND c.purpose != 'replay'),
-                        (SELECT count(*) FROM compactions k WHERE k.session_id = s.id AND k.kind = 'checkpoint' AND k.status = 'applied'),
-                        (SELECT coalesce(sum(max(k.before_chars - k.after_chars, 0)), 0) FROM compactions k WHERE k.session_id = s.id AND k.status = 'applied'),
-                        s.source, s.source_path,
-                        (SELECT count(*) FROM sessions c WHERE c.parent_session = s.id), s.parent_session
-                 FROM sessions s ORDER BY s.updated_at DESC, s.id DESC",
-            )?;
-            let rows = stmt.query_map([], |row| {
-                Ok(SessionSummary {
-                    id: row.get(0)?,
-                    title: row.get(1)?,
-                    workspace: row.get(2)?,
-                    created_at: row.get(3)?,
-                    last_activity: row.get(4)?,
-                    live_messages: row.get(5)?,
-                    compacted_messages: row.get(6)?,
-                    uncertain_tool_calls: row.get(7)?,
-                    running_tool_calls: row.get(8)?,
-                    prompt_tokens: row.get(9)?,
-                    cached_tokens: row.get(10)?,
-                    completion_tokens: row.get(11)?,
-                    compactions: row.get(12)?,
-                    saved_chars: row.get(13)?,
-                    source: row.get(14)?,
-                    source_path: row.get(15)?,
-                    cost_usd: None,
-                    unpriced_calls: 0,
-                    project: String::new(),
-                    subagents: row.get(16)?,
-                    parent: row.get(17)?,
-                })
-            })?;
-            let mut sessions: Vec<SessionSummary> = rows.collect::<rusqlite::Result<_>>()?;
-            // A started call is running while a live process drives its session; uncertain otherwise.
-            for s in sessions.iter_mut().filter(|s| s.running_tool_calls > 0) {
-                if crate::claim::SessionClaim::holder(self.home(), &s.id).is_some() {
-                    s.uncertain_tool_calls -= s.running_tool_calls;
-                } else {
-                    s.running_tool_calls = 0;
-                }
-            }
-            Ok(sessions)
         })
     }
 
