@@ -36,7 +36,7 @@ export type Removed = { session: SessionId, title: string, messages: number, cal
 
 export type SessionId = string;
 
-export type SessionSummary = { id: string, 
+export type SessionSummary = { id: SessionId, 
 /**
  * The title shown: the one given in Alisio if the session was renamed, else the agent's own
  * (its title record, else its first real prompt) or the one Alisio chose.
@@ -526,13 +526,13 @@ export type ImportReport = { imported: Array<ImportedSession>, errors: Array<Imp
  */
 unread: Array<Unread>, };
 
-export type ImportedSession = { id: string, source: SourceKind, path: string, sourceId: string, title: string, messages: number, toolCalls: number, compactions: number, skipped: Array<Skipped>, };
+export type ImportedSession = { id: SessionId, source: SourceKind, path: string, sourceId: string, title: string, messages: number, toolCalls: number, compactions: number, skipped: Array<Skipped>, };
 
 export type ImportFailure = { path: string, error: string, };
 
 export type Unread = { path: string, reason: string, };
 
-export type ParentLink = { session: string, call: number | null, };
+export type ParentLink = { session: SessionId, call: number | null, };
 
 export type Skipped = { line: Position, reason: string, };
 
@@ -669,7 +669,7 @@ export type ApiError = { code: ErrorCode, message: string, };
 
 export type ErrorCode = "invalid" | "notFound" | "uncertain" | "busy" | "provider" | "budget" | "database" | "cancelled" | "failed";
 
-export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<string>, reload: Array<string>, } | { "kind": "importProgress", progress: Progress, } | { "kind": "proxy", event: ProxyEvent, };
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<SessionId>, reload: Array<SessionId>, } | { "kind": "importProgress", progress: Progress, } | { "kind": "proxy", event: ProxyEvent, };
 
 export type Nothing = Record<symbol, never>;
 

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use alisio_engine::events::Envelope;
+use alisio_engine::store::SessionId;
 use alisio_engine::transcript::ToolCall;
 use serde::Serialize;
 use ts_rs::TS;
@@ -20,7 +21,7 @@ pub enum UiEvent {
     TurnFinished { session: String, error: Option<String> },
     /// Followed sources appended to imported sessions; `reload` lists those whose earlier rows
     /// changed (a new compaction), the others only gained messages at the end.
-    Imported { sessions: Vec<String>, reload: Vec<String> },
+    Imported { sessions: Vec<SessionId>, reload: Vec<SessionId> },
     /// A long import (a followed folder's first reading) went on: shown as a progress line.
     ImportProgress { progress: alisio_engine::import::Progress },
     /// The recording proxy listened, captured a call, or met an error.

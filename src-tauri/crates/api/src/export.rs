@@ -137,7 +137,7 @@ pub async fn session(app: &App, request: ExportRequest) -> ApiResult<ExportOutco
     let id = session.id.to_string();
     let Some(ext) = request.format.extension() else {
         let config = app.config().telemetry.otlp.clone();
-        let report = alisio_engine::telemetry::export_session(&config, &store, &id, redactor.as_ref()).await?;
+        let report = alisio_engine::telemetry::export_session(&config, &store, &session.id, redactor.as_ref()).await?;
         let redactions = redactor.is_some().then(|| report.redactions.summary());
         let summary = format!(
             "Sent {} spans in {} traces to {}{}",

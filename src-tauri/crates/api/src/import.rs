@@ -92,7 +92,7 @@ pub async fn follow(
 ) -> ApiResult<()> {
     let store = app.store()?;
     let cancel = app.operation();
-    let mut compactions: HashMap<String, u64> = HashMap::new();
+    let mut compactions: HashMap<alisio_engine::store::SessionId, u64> = HashMap::new();
     let mut warned = false;
     let mut roots = roots(paths);
     while roots.is_empty() {

@@ -13,6 +13,7 @@ use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
 use crate::error::{Error, Result};
+use crate::ids::SessionId;
 
 /// How long `acquire` waits out a view that is probing the claim at the same moment.
 const PROBE_GRACE: Duration = Duration::from_millis(500);
@@ -53,7 +54,7 @@ fn read_holder(file: &mut File) -> Holder {
 
 impl SessionClaim {
     /// Claims `session` for this process, or fails naming the live process that holds it.
-    pub fn acquire(home: &Path, session: &str, operation: &str) -> Result<SessionClaim> {
+    pub fn acquire(home: &Path, session: &SessionId, operation: &str) -> Result<SessionClaim> {
         let path = lock_path(home, session);
         let io = |e| Error::io(format!("cannot claim session {session} ({})", path.display()), e);
         if let Some(dir) = path.parent() {
@@ -85,7 +86,12 @@ impl SessionClaim {
     }
 
     /// Claims `session`, waiting while another process holds it, until `cancelled` says to stop.
-    pub fn wait(home: &Path, session: &str, operation: &str, cancelled: &dyn Fn() -> bool) -> Result<SessionClaim> {
+    pub fn wait(
+        home: &Path,
+        session: &SessionId,
+        operation: &str,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<SessionClaim> {
         loop {
             match SessionClaim::acquire(home, session, operation) {
                 Err(Error::Busy { .. }) if !cancelled() => std::thread::sleep(Duration::from_millis(50)),
@@ -96,7 +102,7 @@ impl SessionClaim {
     }
 
     /// The live process that holds `session`, if any (read-only: works on a read-only home).
-    pub fn holder(home: &Path, session: &str) -> Option<Holder> {
+    pub fn holder(home: &Path, session: &SessionId) -> Option<Holder> {
         let file = File::open(lock_path(home, session)).ok()?;
         match Flock::lock(file, FlockArg::LockSharedNonblock) {
             Ok(_unlocked_on_drop) => None,
@@ -113,15 +119,16 @@ mod tests {
     #[test]
     fn a_claim_excludes_others_names_its_holder_and_dies_with_its_owner() {
         let home = tempfile::tempdir().unwrap();
-        assert_eq!(SessionClaim::holder(home.path(), "s"), None);
-        let claim = SessionClaim::acquire(home.path(), "s", "run").unwrap();
-        let holder = SessionClaim::holder(home.path(), "s").unwrap();
+        let (s, other) = (SessionId::from_string("s".into()), SessionId::from_string("other".into()));
+        assert_eq!(SessionClaim::holder(home.path(), &s), None);
+        let claim = SessionClaim::acquire(home.path(), &s, "run").unwrap();
+        let holder = SessionClaim::holder(home.path(), &s).unwrap();
         assert_eq!(holder, Holder { pid: Some(std::process::id()), operation: "alisio run".into() });
-        let err = SessionClaim::acquire(home.path(), "s", "compact").err().unwrap().to_string();
+        let err = SessionClaim::acquire(home.path(), &s, "compact").err().unwrap().to_string();
         assert!(err.contains(&format!("process {} (alisio run)", std::process::id())), "{err}");
-        assert!(SessionClaim::acquire(home.path(), "other", "run").is_ok(), "claims are per session");
+        assert!(SessionClaim::acquire(home.path(), &other, "run").is_ok(), "claims are per session");
         drop(claim);
-        assert_eq!(SessionClaim::holder(home.path(), "s"), None);
-        SessionClaim::acquire(home.path(), "s", "compact").unwrap();
+        assert_eq!(SessionClaim::holder(home.path(), &s), None);
+        SessionClaim::acquire(home.path(), &s, "compact").unwrap();
     }
 }

@@ -38,7 +38,7 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
-    pub fn session_id(&self) -> &str {
+    pub fn session_id(&self) -> &crate::store::SessionId {
         &self.session.id
     }
 

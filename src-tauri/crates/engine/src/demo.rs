@@ -111,13 +111,13 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
         };
         let first =
             engine.run_turn(turn(None, "Where are configuration parse errors reported?"), &quiet, &cancel).await?;
-        let id = first.session;
+        let id = crate::store::SessionId::from_string(first.session);
         store.write(|tx| crate::store::sessions::set_title(tx, &id, DEMO_TITLE))?;
-        engine.run_turn(turn(Some(id.clone()), "Show me why the build fails."), &quiet, &cancel).await?;
+        engine.run_turn(turn(Some(id.to_string()), "Show me why the build fails."), &quiet, &cancel).await?;
         let session = store.resolve_session(&id)?;
         let focused = ManualCompaction { focus: Some("parser error reporting"), ..Default::default() };
         engine.compact(&session, &focused, &quiet, &cancel).await?;
-        engine.run_turn(turn(Some(id.clone()), "Add the line number to ParseError."), &quiet, &cancel).await?;
+        engine.run_turn(turn(Some(id.to_string()), "Add the line number to ParseError."), &quiet, &cancel).await?;
         engine.compact(&session, &ManualCompaction::default(), &quiet, &cancel).await?;
         // A tool call that was running when the process died: started, never finished.
         let call = ToolCall {
@@ -131,7 +131,7 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
             let ids = journal::record_requested(tx, &id, seq, std::slice::from_ref(&call))?;
             journal::record_started(tx, ids[0])
         })?;
-        Ok::<String, Error>(id)
+        Ok::<String, Error>(id.to_string())
     }
     .await
 }
@@ -140,7 +140,7 @@ pub async fn create_demo_session(store: Arc<Store>, workspace: &Path) -> Result<
 mod tests {
     use super::*;
     use crate::store::compactions::Kind;
-    use crate::store::JournalState;
+    use crate::store::{JournalState, SessionId};
 
     /// The demo runs the real loop and compaction on the in-process script: it ends with every
     /// part the window shows.
@@ -149,6 +149,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(&dir.path().join("sessions.db")).unwrap());
         let id = create_demo_session(store.clone(), &dir.path().join("demo")).await.unwrap();
+        let id = SessionId::from_string(id);
 
         let session = store.resolve_session(&id).unwrap();
         assert_eq!(session.title, DEMO_TITLE);

@@ -17,6 +17,7 @@ pub mod events;
 pub mod export;
 pub mod fidelity;
 pub mod home;
+pub mod ids;
 pub mod import;
 pub mod mcp;
 pub mod model;

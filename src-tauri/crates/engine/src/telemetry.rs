@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::lock;
 use crate::redact::{Redactions, Redactor};
 use crate::store::compactions::{CompactionRecord, RecordDetail};
-use crate::store::{ModelCallRecord, Session, Store};
+use crate::store::{ModelCallRecord, Session, SessionId, Store};
 use crate::transcript::estimate_tokens;
 
 /// Spans waiting for export at most; past this they are dropped (and counted by the SDK).
@@ -129,7 +129,7 @@ impl Telemetry {
     }
 
     /// Queues the traces of the turn that began with user message `from_seq` (non-blocking).
-    pub fn export_turn(&self, store: &Store, session: &str, from_seq: i64) {
+    pub fn export_turn(&self, store: &Store, session: &SessionId, from_seq: i64) {
         if !self.enabled() {
             return;
         }
@@ -140,7 +140,7 @@ impl Telemetry {
     }
 
     /// Queues the compactions recorded since `since` (one trace each; non-blocking).
-    pub fn export_compactions(&self, store: &Store, session: &str, since: SystemTime) {
+    pub fn export_compactions(&self, store: &Store, session: &SessionId, since: SystemTime) {
         if !self.enabled() {
             return;
         }
@@ -230,7 +230,7 @@ impl Drop for Pipeline {
 pub async fn export_session(
     config: &OtlpConfig,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     redactor: Option<&Redactor>,
 ) -> Result<ExportReport> {
     let Some(endpoint) = config.endpoint.clone() else {
@@ -350,7 +350,7 @@ fn emit_span_counted(
 /// (redacted unless `redacting` is off).
 pub fn session_traces(
     store: &Store,
-    session: &str,
+    session: &SessionId,
     from_seq: Option<i64>,
     content: Option<usize>,
     redactor: Option<&Redactor>,
@@ -435,7 +435,7 @@ fn checkpoint_facts(r: &CompactionRecord) -> (Option<i64>, bool) {
 }
 
 /// A compaction's span: from its summarizer's call (when it had one) to the record.
-fn compaction_span(r: &CompactionRecord, model_calls: &[ModelCallRecord], session: &str) -> SpanRecord {
+fn compaction_span(r: &CompactionRecord, model_calls: &[ModelCallRecord], session: &SessionId) -> SpanRecord {
     let reason = r.reason.as_str();
     let (call, partial) = checkpoint_facts(r);
     let at = time(&r.created_at).unwrap_or(SystemTime::UNIX_EPOCH);
@@ -463,7 +463,7 @@ fn compaction_span(r: &CompactionRecord, model_calls: &[ModelCallRecord], sessio
 /// Compact… in the window), each its own trace with its summarizer's call as a child.
 pub fn compaction_traces(
     store: &Store,
-    session: &str,
+    session: &SessionId,
     since: SystemTime,
     content: Option<usize>,
 ) -> Result<Vec<SpanRecord>> {

@@ -9,7 +9,7 @@ use alisio_engine::transcript::{NewMessage, ToolCall};
 
 pub fn populate_long_session(
     store: &Store,
-    session: &str,
+    session: &alisio_engine::store::SessionId,
     count: usize,
     compacted: usize,
 ) -> alisio_engine::Result<()> {

@@ -8,11 +8,12 @@ use crate::store::Store;
 use crate::transcript::NewMessage;
 
 use super::*;
+use crate::store::SessionId;
 
 impl Engine {
     /// Records each uncertain call's uncertainty as its result (and answers calls that never
     /// started as not run), in call order, in one transaction. Re-runs and undoes nothing.
-    pub fn recover(&self, session: &str) -> Result<RecoverReport> {
+    pub fn recover(&self, session: &SessionId) -> Result<RecoverReport> {
         let record = self.store.resolve_session(session)?;
         let _claim = self.claim(&record, "sessions recover")?;
         let unresolved = self.store.unresolved_tool_calls(&record.id)?;
@@ -45,7 +46,11 @@ impl Engine {
 }
 
 /// Where each late result goes: appended, or placed after its call when a later turn exists.
-pub(super) fn late_result_anchors(store: &Store, session: &str, entries: &[JournalEntry]) -> Result<Vec<Option<i64>>> {
+pub(super) fn late_result_anchors(
+    store: &Store,
+    session: &SessionId,
+    entries: &[JournalEntry],
+) -> Result<Vec<Option<i64>>> {
     entries.iter().map(|e| store.late_result_anchor(session, e.assistant_seq)).collect()
 }
 
@@ -63,7 +68,7 @@ pub(super) fn kill_leftover_groups(entries: &[&JournalEntry]) -> Vec<String> {
 
 /// Before a turn: calls that started and never finished make the session uncertain (refused
 /// until acknowledged); calls that were requested but never started are answered as not run.
-pub(super) fn settle_interrupted_calls(store: &Store, session: &str) -> Result<()> {
+pub(super) fn settle_interrupted_calls(store: &Store, session: &SessionId) -> Result<()> {
     let unresolved = store.unresolved_tool_calls(session)?;
     if unresolved.is_empty() {
         return Ok(());

@@ -77,14 +77,14 @@ async fn turn(
     session: Option<&str>,
     prompt: &str,
     events: &Events,
-) -> crate::Result<String> {
+) -> crate::Result<crate::store::SessionId> {
     let request = TurnRequest {
         session: session.map(str::to_string),
         prompt: prompt.into(),
         workspace: fx.workspace.clone(),
         approver: Arc::new(FixedApprover(true)),
     };
-    Ok(engine.run_turn(request, events, &CancellationToken::new()).await?.session)
+    Ok(crate::store::SessionId::from_string(engine.run_turn(request, events, &CancellationToken::new()).await?.session))
 }
 
 fn messages(body: &Value) -> Vec<Value> {

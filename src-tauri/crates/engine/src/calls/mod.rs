@@ -26,7 +26,7 @@ pub use rebuild::{messages as request_messages, Rebuilder, Rebuilt};
 use crate::config::ConfigFile;
 use crate::cost::{Money, PriceBook, Tier, Tokens};
 use crate::error::{Error, Result};
-use crate::store::{ModelCallRecord, Purpose, RequestSource, Session, Store};
+use crate::store::{ModelCallRecord, Purpose, RequestSource, Session, SessionId, Store};
 use crate::view::MissingPart;
 
 /// One line of `calls list`.
@@ -122,9 +122,9 @@ pub struct CallDetail {
     pub composition: Composition,
 }
 
-fn calls_of(store: &Store, record: &Session) -> Result<(String, Vec<ModelCallRecord>)> {
+fn calls_of(store: &Store, record: &Session) -> Result<(SessionId, Vec<ModelCallRecord>)> {
     let calls = store.model_calls(&record.id)?;
-    Ok((record.id.to_string(), calls))
+    Ok((record.id.clone(), calls))
 }
 
 fn nth(calls: &[ModelCallRecord], n: usize, session: &str) -> Result<ModelCallRecord> {
@@ -174,7 +174,7 @@ pub fn request_body(store: &Store, record: &Session, call: &ModelCallRecord) -> 
 }
 
 /// Call `n` of a session (`1..n` in the order sent), with the session's full id.
-pub fn call(store: &Store, record: &Session, n: usize) -> Result<(String, ModelCallRecord)> {
+pub fn call(store: &Store, record: &Session, n: usize) -> Result<(SessionId, ModelCallRecord)> {
     let (id, calls) = calls_of(store, record)?;
     let call = nth(&calls, n, &id)?;
     Ok((id, call))

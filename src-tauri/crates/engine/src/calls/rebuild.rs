@@ -12,6 +12,7 @@ use crate::config::{Api, ProviderConfig, ProviderFile};
 use crate::error::Result;
 use crate::provider::wire::WireItem;
 use crate::provider::{build_body, wire_messages, RequestOptions};
+use crate::store::SessionId;
 use crate::store::{ModelCallRecord, RequestSource, SourceKind, Store, WireApi};
 use crate::tools::{catalog, catalog_json};
 use crate::transcript::estimate_tokens;
@@ -37,7 +38,7 @@ const REMEMBERED: usize = 4;
 /// Rebuilds the requests of one session.
 pub struct Rebuilder<'s> {
     store: &'s Store,
-    session: String,
+    session: SessionId,
     source: Option<SourceKind>,
     known: Option<Known>,
     /// The messages of the last few agent-log requests rebuilt, by ledger row.
@@ -45,8 +46,8 @@ pub struct Rebuilder<'s> {
 }
 
 impl<'s> Rebuilder<'s> {
-    pub fn new(store: &'s Store, session: &str, source: Option<SourceKind>) -> Self {
-        Self { store, session: session.to_string(), source, known: None, chains: Vec::new() }
+    pub fn new(store: &'s Store, session: &SessionId, source: Option<SourceKind>) -> Self {
+        Self { store, session: session.clone(), source, known: None, chains: Vec::new() }
     }
 
     pub fn rebuild(&mut self, call: &ModelCallRecord) -> Result<Rebuilt> {
@@ -219,7 +220,7 @@ fn keep(reference: &Value) -> usize {
 /// from, and any appended request), with the API it was sent to and the answer received.
 pub fn messages(
     store: &Store,
-    session: &str,
+    session: &SessionId,
     source: Option<SourceKind>,
     call: &ModelCallRecord,
 ) -> Result<(Api, Vec<WireItem>, Option<Value>)> {
@@ -255,7 +256,7 @@ pub fn messages(
 
 /// The answer of an imported call, from the message its agent stored for it, in the shape of
 /// the answers Alisio records itself.
-fn imported_response(store: &Store, session: &str, call: &ModelCallRecord) -> Result<Option<Value>> {
+fn imported_response(store: &Store, session: &SessionId, call: &ModelCallRecord) -> Result<Option<Value>> {
     let Some(seq) = call.response_seq else { return Ok(None) };
     let Some(message) = store.messages_by_seq(session, &[seq])?.pop() else { return Ok(None) };
     Ok(Some(json!({

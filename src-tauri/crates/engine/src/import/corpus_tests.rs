@@ -46,7 +46,7 @@ fn entries(kind: SourceKind) -> Vec<Entry> {
 /// What Alisio made of one source session, in the corpus's terms.
 #[derive(Debug, Default)]
 struct Figures {
-    parent: Option<String>,
+    parent: Option<crate::store::SessionId>,
     title: String,
     last_activity: String,
     prompts: u64,
@@ -64,6 +64,7 @@ struct Figures {
 
 fn figures(store: &Store, id: &str) -> Figures {
     let session = store.resolve_session(id).unwrap();
+    let id = &session.id;
     let messages = store.all_messages(id).unwrap();
     // The agent's own records: not a compaction's restated copies or checkpoints.
     let own: Vec<_> = messages.iter().filter(|m| m.created_by.is_none() && !m.summary).collect();
@@ -188,7 +189,8 @@ fn check(entry: &Entry) -> Vec<String> {
     let path = corpus().join(&entry.agent).join(&entry.path);
     let report = import(&store, std::slice::from_ref(&path));
     let mut problems: Vec<String> = report.errors.iter().map(|e| format!("not read: {}", e.error)).collect();
-    let ours: BTreeMap<String, String> = report.imported.iter().map(|s| (s.source_id.clone(), s.id.clone())).collect();
+    let ours: BTreeMap<String, String> =
+        report.imported.iter().map(|s| (s.source_id.clone(), s.id.to_string())).collect();
     for expected in &entry.sessions {
         let source_id = expected["sourceId"].as_str().unwrap_or_default();
         match ours.get(source_id) {

@@ -13,6 +13,7 @@ use crate::store::{imported, Store, Tx};
 use sink::{Sink, SinkState};
 
 use super::*;
+use crate::store::SessionId;
 
 /// How far a JSONL source has been read, and the importer's state at that point.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -132,16 +133,21 @@ pub(super) fn identify(kind: SourceKind, path: &Path) -> Result<Identity> {
 }
 
 /// The Alisio session id of a source session: the same on every machine and every import.
-pub fn session_id(kind: SourceKind, source_id: &str) -> String {
-    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("alisio-import:{}:{source_id}", kind.as_str()).as_bytes())
-        .to_string()
+pub fn session_id(kind: SourceKind, source_id: &str) -> SessionId {
+    SessionId::from_string(
+        uuid::Uuid::new_v5(
+            &uuid::Uuid::NAMESPACE_URL,
+            format!("alisio-import:{}:{source_id}", kind.as_str()).as_bytes(),
+        )
+        .to_string(),
+    )
 }
 
 /// The session a source session at `path` is stored as. The same source id in two files (a copied
 /// rollout, one Claude Code file in two project folders, a backup) is two sessions: the first file
 /// read keeps the plain id, any other is keyed by id and path — stable however often it is read.
 /// A source whose file moved (the old path is gone) keeps its session.
-pub(super) fn resolve_session(store: &Store, kind: SourceKind, source_id: &str, path: &Path) -> Result<String> {
+pub(super) fn resolve_session(store: &Store, kind: SourceKind, source_id: &str, path: &Path) -> Result<SessionId> {
     let plain = session_id(kind, source_id);
     let path_text = path.display().to_string();
     Ok(match imported::import_state(store, &plain)? {
@@ -166,12 +172,12 @@ pub(super) fn upsert_session(store: &Store, identity: &imported::ImportedIdentit
 /// Claims a source session for this import: a second import of it (the window's follower and a
 /// terminal's `import --watch`, two one-shot imports) waits until this one is done, then finds
 /// the cursor advanced.
-pub(super) fn claim(store: &Store, session: &str, control: &Control<'_>) -> Result<crate::claim::SessionClaim> {
+pub(super) fn claim(store: &Store, session: &SessionId, control: &Control<'_>) -> Result<crate::claim::SessionClaim> {
     crate::claim::SessionClaim::wait(store.home(), session, "import", &|| control.cancelled())
 }
 
 /// The model view and next seq of a stored session, to go on appending to it.
-pub(super) fn sink_state(tx: &Tx<'_>, session: &str) -> Result<SinkState> {
+pub(super) fn sink_state(tx: &Tx<'_>, session: &SessionId) -> Result<SinkState> {
     let (next_seq, rows, order) = imported::append_state(tx, session)?;
     Ok(SinkState::new(next_seq, rows, order))
 }
@@ -314,7 +320,7 @@ pub(super) fn import_jsonl(
 
 /// The skipped records of session `session` when `path` is the file it was read from, read whole,
 /// and unchanged since (size, time and fingerprints as the cursor says).
-pub(super) fn up_to_date(store: &Store, session: &str, path: &Path) -> Result<Option<Vec<Skipped>>> {
+pub(super) fn up_to_date(store: &Store, session: &SessionId, path: &Path) -> Result<Option<Vec<Skipped>>> {
     let Some((Some(stored), Some(stored_path))) = imported::import_state(store, session)? else { return Ok(None) };
     if Path::new(&stored_path) != path {
         return Ok(None);
@@ -339,7 +345,7 @@ enum Resumed {
 
 fn resume(
     store: &Store,
-    session: &str,
+    session: &SessionId,
     path: &Path,
     file: &File,
     meta: &std::fs::Metadata,
@@ -367,7 +373,7 @@ pub(super) fn read_jsonl(
     kind: SourceKind,
     path: &Path,
     identity: &Identity,
-    session: &str,
+    session: &SessionId,
     control: &Control<'_>,
     progress: &dyn Fn(u64),
 ) -> Result<ImportedSession> {
@@ -478,7 +484,7 @@ pub(super) fn finished(
     kind: SourceKind,
     path: &Path,
     source_id: &str,
-    session: &str,
+    session: &SessionId,
     skipped: Vec<Skipped>,
     added: u64,
 ) -> Result<ImportedSession> {
@@ -488,7 +494,7 @@ pub(super) fn finished(
     }
     let (title, messages, tool_calls, compactions) = imported::counts(store, session)?;
     Ok(ImportedSession {
-        id: session.to_string(),
+        id: session.clone(),
         source: kind,
         path: path.display().to_string(),
         source_id: source_id.to_string(),

@@ -77,7 +77,7 @@ pub struct Skipped {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ImportedSession {
-    pub id: String,
+    pub id: crate::store::SessionId,
     pub source: SourceKind,
     pub path: String,
     pub source_id: String,

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::events::CompactionReason;
 use crate::store::compactions::{insert_compaction, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger};
 use crate::store::imported::{self, Placement, RequestShape};
+use crate::store::SessionId;
 use crate::store::{seq_ranges, Tx};
 use crate::transcript::{message_chars, Role};
 
@@ -86,7 +87,7 @@ pub struct SinkState {
 /// A sub-agent thread's session while its parent's source is read.
 #[derive(Debug, Clone)]
 struct Thread {
-    session: String,
+    session: SessionId,
     state: SinkState,
 }
 
@@ -153,7 +154,7 @@ impl SinkState {
 
 pub struct Sink<'a, 't> {
     pub tx: &'a Tx<'t>,
-    pub session: &'a str,
+    pub session: &'a SessionId,
     pub state: &'a mut SinkState,
 }
 

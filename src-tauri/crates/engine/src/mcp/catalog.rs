@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use super::{spec, McpTool};
 use crate::config::{Api, Config};
+use crate::store::SessionId;
 use crate::tools::{added_tool_chars, ToolOutput, ToolSpec};
 use crate::transcript::{estimate_tokens, CHARS_PER_TOKEN};
 
@@ -45,7 +46,7 @@ pub fn budget_tokens(config: &Config, window: Option<u64>) -> u64 {
 pub fn in_force(
     store: &crate::store::Store,
     config: &Config,
-    session: &str,
+    session: &SessionId,
     tools: &[McpTool],
     window: Option<u64>,
 ) -> crate::Result<Offered> {

@@ -12,6 +12,7 @@ use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
 use crate::provider::{build_body, configured_window, Completion, RequestOptions, Window};
+use crate::store::SessionId;
 use crate::store::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, Store};
 use crate::transcript::estimate_tokens;
 use crate::view::PreparedRequest;
@@ -78,7 +79,7 @@ impl ModelCaller {
     pub async fn send_recorded(
         &self,
         store: &Store,
-        session: &str,
+        session: &SessionId,
         outgoing: Outgoing<'_>,
         on_delta: &mut (dyn FnMut(&str) + Send),
         cancel: &CancellationToken,
@@ -154,7 +155,7 @@ impl ModelCaller {
     pub async fn replay(
         &self,
         store: &Store,
-        session: &str,
+        session: &SessionId,
         original: &ModelCallRecord,
         system_prompt: &str,
         mut body: Value,

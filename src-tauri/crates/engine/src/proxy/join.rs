@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use crate::calls::composition::is_injected;
 use crate::calls::Rebuilder;
 use crate::error::Result;
-use crate::store::{Purpose, RequestSource, SourceKind, Store};
+use crate::store::{Purpose, RequestSource, SessionId, SourceKind, Store};
 
 /// A request's fingerprint, and without its last prompt when an instruction was appended (a
 /// summarizer's request is the conversation and one more user message).
@@ -81,7 +81,7 @@ fn is_prompt(text: &str) -> bool {
 
 /// Joins the captured calls that were calls of imported session `session` to them (each becomes
 /// its call's exact body). Returns the pairs joined: (the imported row, the capture it took).
-pub fn adopt(store: &Store, session: &str) -> Result<Vec<(i64, i64)>> {
+pub fn adopt(store: &Store, session: &SessionId) -> Result<Vec<(i64, i64)>> {
     let record = store.resolve_session(session)?;
     if matches!(record.source, None | Some(SourceKind::Proxy)) || !store.has_unjoined_captures()? {
         return Ok(Vec::new());

@@ -67,7 +67,7 @@ impl Store {
     }
 
     /// Records a captured call in `session`; returns its row and its number there (`1..n`).
-    pub fn insert_captured(&self, session: &str, call: &CapturedCall) -> Result<(i64, usize)> {
+    pub fn insert_captured(&self, session: &SessionId, call: &CapturedCall) -> Result<(i64, usize)> {
         self.write(|tx| {
             let conn = tx.conn();
             conn.execute(

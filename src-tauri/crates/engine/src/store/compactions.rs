@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::sessions::append_message;
-use super::{Store, Tx};
+use super::{SessionId, Store, Tx};
 use crate::error::{Error, Result};
 use crate::events::{now_rfc3339, CompactionReason};
 use crate::fidelity::Fidelity;
@@ -309,7 +309,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<CompactionRecord> {
 }
 
 /// Stores a record with the given status and returns its id.
-pub fn insert_compaction(tx: &Tx<'_>, session: &str, record: &NewCompaction, status: Status) -> Result<i64> {
+pub fn insert_compaction(tx: &Tx<'_>, session: &SessionId, record: &NewCompaction, status: Status) -> Result<i64> {
     let now = now_rfc3339();
     let empty = Map::new();
     let fidelity = match &record.detail {
@@ -365,7 +365,7 @@ pub fn insert_compaction(tx: &Tx<'_>, session: &str, record: &NewCompaction, sta
 }
 
 /// Hides `seqs` (which must all be live) on behalf of record `id`.
-pub fn hide_messages(tx: &Tx<'_>, session: &str, id: i64, seqs: &[i64]) -> Result<()> {
+pub fn hide_messages(tx: &Tx<'_>, session: &SessionId, id: i64, seqs: &[i64]) -> Result<()> {
     let mut stmt = tx.conn().prepare_cached(
         "UPDATE messages SET compacted = 1, compacted_by = ?3 WHERE session_id = ?1 AND seq = ?2 AND compacted = 0",
     )?;
@@ -390,7 +390,7 @@ pub struct Added<'a> {
 
 pub fn apply_checkpoint(
     tx: &Tx<'_>,
-    session: &str,
+    session: &SessionId,
     id: i64,
     anchor: i64,
     added: &Added<'_>,
@@ -453,7 +453,7 @@ impl Store {
     /// had them add (`inject_context`).
     pub fn compaction_texts(
         &self,
-        session: &str,
+        session: &SessionId,
     ) -> Result<(std::collections::HashSet<String>, std::collections::HashSet<String>)> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
@@ -470,7 +470,7 @@ impl Store {
         })
     }
 
-    pub fn compactions(&self, session: &str) -> Result<Vec<CompactionRecord>> {
+    pub fn compactions(&self, session: &SessionId) -> Result<Vec<CompactionRecord>> {
         self.read(|conn| {
             let mut stmt =
                 conn.prepare_cached(&format!("SELECT {COLUMNS} FROM compactions WHERE session_id = ?1 ORDER BY id"))?;
@@ -479,7 +479,7 @@ impl Store {
         })
     }
 
-    pub fn compaction(&self, session: &str, id: i64) -> Result<Option<CompactionRecord>> {
+    pub fn compaction(&self, session: &SessionId, id: i64) -> Result<Option<CompactionRecord>> {
         self.read(|conn| {
             Ok(conn
                 .query_row(
@@ -493,7 +493,7 @@ impl Store {
 
     /// Reverts the newest applied checkpoint and every record applied after it, in one transaction:
     /// what they hid is live again, what they added is hidden and marked reverted.
-    pub fn undo_latest_compaction(&self, session: &str) -> Result<Vec<i64>> {
+    pub fn undo_latest_compaction(&self, session: &SessionId) -> Result<Vec<i64>> {
         self.write(|tx| {
             let newest: Option<i64> = tx
                 .conn()
@@ -525,7 +525,7 @@ impl Store {
         })
     }
 
-    pub fn discard_proposal(&self, session: &str, id: i64) -> Result<()> {
+    pub fn discard_proposal(&self, session: &SessionId, id: i64) -> Result<()> {
         self.write(|tx| {
             let changed = tx.conn().execute(
                 "UPDATE compactions SET status = 'discarded' WHERE session_id = ?1 AND id = ?2 AND status = 'proposed'",

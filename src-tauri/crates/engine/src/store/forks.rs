@@ -15,7 +15,7 @@ impl Store {
     /// come at or before it) and those made later not — their checkpoints left out, what they hid
     /// kept. Reverted compactions count as never made; records kept apart from the model's view
     /// (an imported sub-agent's) are left out.
-    pub fn view_at(&self, session: &str, upto: i64, compactions_until: i64) -> Result<Vec<Message>> {
+    pub fn view_at(&self, session: &SessionId, upto: i64, compactions_until: i64) -> Result<Vec<Message>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {MESSAGE_COLUMNS} FROM messages m

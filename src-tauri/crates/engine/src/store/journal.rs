@@ -4,7 +4,7 @@
 use rusqlite::{params, Row};
 use serde::Serialize;
 
-use super::{Store, Tx};
+use super::{SessionId, Store, Tx};
 use crate::error::Result;
 use crate::events::now_rfc3339;
 use crate::transcript::ToolCall;
@@ -115,7 +115,7 @@ impl Finish {
 }
 
 /// Records the calls of one assistant message as requested; returns their journal ids in order.
-pub fn record_requested(tx: &Tx<'_>, session: &str, assistant_seq: i64, calls: &[ToolCall]) -> Result<Vec<i64>> {
+pub fn record_requested(tx: &Tx<'_>, session: &SessionId, assistant_seq: i64, calls: &[ToolCall]) -> Result<Vec<i64>> {
     let now = now_rfc3339();
     let mut ids = Vec::with_capacity(calls.len());
     for call in calls {
@@ -178,7 +178,7 @@ impl Store {
     /// it can simply be appended, else the anchor that places it right after that message and its
     /// results, before the later turn (a result appended after a later assistant message would leave
     /// an orphan tool message in every later request).
-    pub fn late_result_anchor(&self, session: &str, assistant_seq: i64) -> Result<Option<i64>> {
+    pub fn late_result_anchor(&self, session: &SessionId, assistant_seq: i64) -> Result<Option<i64>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT m.anchor, m.role FROM messages m, messages a
@@ -215,7 +215,7 @@ impl Store {
     }
 
     /// Calls left without a result (requested or started, in call order): the traces of a crash.
-    pub fn unresolved_tool_calls(&self, session: &str) -> Result<Vec<JournalEntry>> {
+    pub fn unresolved_tool_calls(&self, session: &SessionId) -> Result<Vec<JournalEntry>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {JOURNAL_COLUMNS} FROM tool_calls
@@ -227,7 +227,7 @@ impl Store {
     }
 
     /// Turns every "started" call of the session into "uncertain" (the process that ran it is gone).
-    pub fn mark_started_uncertain(&self, session: &str) -> Result<usize> {
+    pub fn mark_started_uncertain(&self, session: &SessionId) -> Result<usize> {
         self.write(|tx| {
             Ok(tx.conn().execute(
                 "UPDATE tool_calls SET state = 'uncertain' WHERE session_id = ?1 AND state = 'started'",
@@ -236,7 +236,7 @@ impl Store {
         })
     }
 
-    pub fn journal(&self, session: &str) -> Result<Vec<JournalEntry>> {
+    pub fn journal(&self, session: &SessionId) -> Result<Vec<JournalEntry>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {JOURNAL_COLUMNS} FROM tool_calls WHERE session_id = ?1 ORDER BY id"

@@ -5,7 +5,7 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::sessions::SourceKind;
-use super::Store;
+use super::{SessionId, Store};
 use crate::config::Api;
 use crate::error::Result;
 use crate::events::Envelope;
@@ -288,7 +288,7 @@ impl Store {
         })
     }
 
-    pub fn model_calls(&self, session: &str) -> Result<Vec<ModelCallRecord>> {
+    pub fn model_calls(&self, session: &SessionId) -> Result<Vec<ModelCallRecord>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, purpose, api, model, message_ranges, params, tool_catalog_chars, request_chars, estimated_tokens,
@@ -305,7 +305,7 @@ impl Store {
     /// What a past call needs beyond its record to be rebuilt: its system prompt and its answer.
     /// The id the server gave the session's last answer that has one (Anthropic's message id), for
     /// cache diagnostics to compare the next request with.
-    pub fn last_response_id(&self, session: &str) -> Result<Option<String>> {
+    pub fn last_response_id(&self, session: &SessionId) -> Result<Option<String>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT json_extract(response, '$.id') FROM model_calls
@@ -335,7 +335,7 @@ impl Store {
     }
 
     /// Parts of a session's agent request log, by hash (`None` for one never recorded).
-    pub fn request_parts(&self, session: &str, hashes: &[&str]) -> Result<Vec<Option<serde_json::Value>>> {
+    pub fn request_parts(&self, session: &SessionId, hashes: &[&str]) -> Result<Vec<Option<serde_json::Value>>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached("SELECT body FROM request_parts WHERE session_id = ?1 AND hash = ?2")?;
             hashes
@@ -350,7 +350,7 @@ impl Store {
 
     /// The wire API and `tools` (NULL: the built-in catalog alone) of the session's last request
     /// that extends its conversation (a turn or a summary) and was answered.
-    pub fn last_sent_catalog(&self, session: &str) -> Result<Option<(WireApi, Option<serde_json::Value>)>> {
+    pub fn last_sent_catalog(&self, session: &SessionId) -> Result<Option<(WireApi, Option<serde_json::Value>)>> {
         self.read(|conn| {
             let row = conn
                 .prepare_cached(

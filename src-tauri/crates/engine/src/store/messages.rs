@@ -3,7 +3,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{Store, Tx};
+use super::{SessionId, Store, Tx};
 use crate::error::Result;
 use crate::events::now_rfc3339;
 use crate::transcript::{message_chars, Message, MessageMeta, NewMessage, Role, ToolCall};
@@ -59,7 +59,7 @@ impl Store {
     /// From seq `from` on, in insertion order: each message's seq, whether it is a prompt the user
     /// typed (not a checkpoint or a generated message), and when it was stored — what the
     /// telemetry needs of the messages, without their contents.
-    pub fn message_times(&self, session: &str, from: i64) -> Result<Vec<(i64, bool, String)>> {
+    pub fn message_times(&self, session: &SessionId, from: i64) -> Result<Vec<(i64, bool, String)>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT seq, role = 'user' AND created_by IS NULL AND summary = 0, created_at FROM messages
@@ -71,7 +71,7 @@ impl Store {
     }
 
     /// The seq the next stored message of the session will get.
-    pub fn next_seq(&self, session: &str) -> Result<i64> {
+    pub fn next_seq(&self, session: &SessionId) -> Result<i64> {
         self.read(|conn| {
             Ok(conn.query_row(
                 "SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1",
@@ -82,7 +82,7 @@ impl Store {
     }
 
     /// Live messages `offset..offset + limit` in transcript order (a page of the model view).
-    pub fn live_page(&self, session: &str, offset: u64, limit: u64) -> Result<Vec<Message>> {
+    pub fn live_page(&self, session: &SessionId, offset: u64, limit: u64) -> Result<Vec<Message>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND compacted = 0 AND off_view = 0
@@ -94,18 +94,18 @@ impl Store {
     }
 
     /// Messages the model still sees, in transcript order.
-    pub fn live_messages(&self, session: &str) -> Result<Vec<Message>> {
+    pub fn live_messages(&self, session: &SessionId) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, true))
     }
 
     /// Whether the cache strategy's trip latch is set (it re-arms below the threshold).
-    pub fn cache_latched(&self, session: &str) -> Result<bool> {
+    pub fn cache_latched(&self, session: &SessionId) -> Result<bool> {
         self.read(|conn| {
             Ok(conn.query_row("SELECT cache_latched FROM sessions WHERE id = ?1", [session], |r| r.get(0))?)
         })
     }
 
-    pub fn set_cache_latched(&self, session: &str, latched: bool) -> Result<()> {
+    pub fn set_cache_latched(&self, session: &SessionId, latched: bool) -> Result<()> {
         self.write(|tx| {
             tx.conn().execute("UPDATE sessions SET cache_latched = ?2 WHERE id = ?1", params![session, latched])?;
             Ok(())
@@ -113,12 +113,12 @@ impl Store {
     }
 
     /// Live messages without their contents, for budgets and planning.
-    pub fn live_meta(&self, session: &str) -> Result<Vec<MessageMeta>> {
+    pub fn live_meta(&self, session: &SessionId) -> Result<Vec<MessageMeta>> {
         self.read(|conn| query_meta(conn, session))
     }
 
     /// The given messages (by seq), in the order asked.
-    pub fn messages_by_seq(&self, session: &str, seqs: &[i64]) -> Result<Vec<Message>> {
+    pub fn messages_by_seq(&self, session: &SessionId, seqs: &[i64]) -> Result<Vec<Message>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND seq = ?2"
@@ -129,7 +129,7 @@ impl Store {
 
     /// The contents of the live tool results that answered calls of tool `name` (what a
     /// `tool_search` returned, for the tools it loaded).
-    pub fn live_results_of(&self, session: &str, name: &str) -> Result<Vec<String>> {
+    pub fn live_results_of(&self, session: &SessionId, name: &str) -> Result<Vec<String>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT r.content FROM messages r
@@ -146,7 +146,7 @@ impl Store {
 
     /// The newest message record `by` hid at transcript position `anchor`: the original a reduced
     /// copy stands in for.
-    pub fn hidden_original(&self, session: &str, by: i64, anchor: i64) -> Result<Option<Message>> {
+    pub fn hidden_original(&self, session: &SessionId, by: i64, anchor: i64) -> Result<Option<Message>> {
         self.read(|conn| {
             Ok(conn
                 .query_row(
@@ -163,7 +163,12 @@ impl Store {
 
     /// Up to `limit` stored messages (compacted ones included) that come before `before`
     /// (`(anchor, seq)`, or the end), in transcript order — for paging a long session from its end.
-    pub fn messages_before(&self, session: &str, before: Option<(i64, i64)>, limit: usize) -> Result<Vec<Message>> {
+    pub fn messages_before(
+        &self,
+        session: &SessionId,
+        before: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<Message>> {
         self.read(|conn| {
             let (anchor, seq) = before.unwrap_or((i64::MAX, i64::MAX));
             let mut stmt = conn.prepare_cached(&format!(
@@ -179,13 +184,13 @@ impl Store {
 
     /// The stored messages that come after `after` (`(anchor, seq)`) in transcript order: what a
     /// running turn appended since a view was loaded.
-    pub fn messages_after(&self, session: &str, after: (i64, i64)) -> Result<Vec<Message>> {
+    pub fn messages_after(&self, session: &SessionId, after: (i64, i64)) -> Result<Vec<Message>> {
         self.messages_after_page(session, after, usize::MAX)
     }
 
     /// Up to `limit` stored messages after `after` (`(anchor, seq)`), in transcript order — for
     /// paging forward through a long session.
-    pub fn messages_after_page(&self, session: &str, after: (i64, i64), limit: usize) -> Result<Vec<Message>> {
+    pub fn messages_after_page(&self, session: &SessionId, after: (i64, i64), limit: usize) -> Result<Vec<Message>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 AND (anchor, seq) > (?2, ?3)
@@ -198,7 +203,7 @@ impl Store {
     }
 
     /// The transcript position `(anchor, seq)` of message `seq`.
-    pub fn position_of(&self, session: &str, seq: i64) -> Result<Option<(i64, i64)>> {
+    pub fn position_of(&self, session: &SessionId, seq: i64) -> Result<Option<(i64, i64)>> {
         self.read(|conn| {
             Ok(conn
                 .query_row(
@@ -211,13 +216,13 @@ impl Store {
     }
 
     /// Every stored message, compacted ones included, in transcript order.
-    pub fn all_messages(&self, session: &str) -> Result<Vec<Message>> {
+    pub fn all_messages(&self, session: &SessionId) -> Result<Vec<Message>> {
         self.read(|conn| query_messages(conn, session, false))
     }
 
     /// The seqs of checkpoint messages: the first message each compaction added (the rest it
     /// added are injected context).
-    pub fn checkpoint_seqs(&self, session: &str) -> Result<std::collections::HashSet<i64>> {
+    pub fn checkpoint_seqs(&self, session: &SessionId) -> Result<std::collections::HashSet<i64>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT MIN(seq) FROM messages WHERE session_id = ?1 AND summary = 1 AND created_by IS NOT NULL
@@ -230,7 +235,7 @@ impl Store {
 }
 
 /// Metadata of the live messages in transcript order (contents are not read).
-fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
+fn query_meta(conn: &Connection, session: &SessionId) -> Result<Vec<MessageMeta>> {
     let mut stmt = conn.prepare_cached(
         "SELECT seq, anchor, role, summary, chars, tool_calls, tool_call_id FROM messages
          WHERE session_id = ?1 AND compacted = 0 AND off_view = 0 ORDER BY anchor, seq",
@@ -268,7 +273,7 @@ fn query_meta(conn: &Connection, session: &str) -> Result<Vec<MessageMeta>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn query_messages(conn: &Connection, session: &str, live_only: bool) -> Result<Vec<Message>> {
+fn query_messages(conn: &Connection, session: &SessionId, live_only: bool) -> Result<Vec<Message>> {
     let filter = if live_only { "AND compacted = 0 AND off_view = 0" } else { "" };
     let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id = ?1 {filter} ORDER BY anchor, seq");
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -277,7 +282,7 @@ fn query_messages(conn: &Connection, session: &str, live_only: bool) -> Result<V
 }
 
 /// Appends a message at the end of the session's transcript and returns its seq.
-pub fn append_message(tx: &Tx<'_>, session: &str, message: &NewMessage) -> Result<i64> {
+pub fn append_message(tx: &Tx<'_>, session: &SessionId, message: &NewMessage) -> Result<i64> {
     let seq: i64 = tx.conn().query_row(
         "SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1",
         [session],

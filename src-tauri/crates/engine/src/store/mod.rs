@@ -340,7 +340,7 @@ mod tests {
             assert_eq!(user_version, SCHEMA_VERSION, "from version {version}");
             assert_eq!(indexes, expected, "from version {version}");
             if version >= 1 {
-                let page = store.messages_before("s1", None, 10).unwrap();
+                let page = store.messages_before(&SessionId::from_string("s1".into()), None, 10).unwrap();
                 let contents: Vec<(i64, &str)> = page.iter().map(|m| (m.seq, m.content.as_str())).collect();
                 assert_eq!(contents, vec![(1, "hello"), (2, "hi")], "from version {version}");
             }

@@ -5,7 +5,7 @@
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::{Store, Tx};
+use super::{SessionId, Store, Tx};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
 
@@ -21,7 +21,7 @@ pub struct Pin {
 
 impl Store {
     /// Pins message `seq` (its content as stored now) or, without one, `text`.
-    pub fn add_pin(&self, session: &str, seq: Option<i64>, text: Option<&str>) -> Result<Pin> {
+    pub fn add_pin(&self, session: &SessionId, seq: Option<i64>, text: Option<&str>) -> Result<Pin> {
         self.write(|tx| {
             let text = match (seq, text) {
                 (Some(seq), _) => message_text(tx, session, seq)?,
@@ -40,7 +40,7 @@ impl Store {
     }
 
     /// The session's pins, oldest first.
-    pub fn pins(&self, session: &str) -> Result<Vec<Pin>> {
+    pub fn pins(&self, session: &SessionId) -> Result<Vec<Pin>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached("SELECT id, seq, text FROM pins WHERE session_id = ?1 ORDER BY id")?;
             let rows = stmt.query_map([session], |r| Ok(Pin { id: r.get(0)?, seq: r.get(1)?, text: r.get(2)? }))?;
@@ -49,7 +49,7 @@ impl Store {
     }
 
     /// Removes pin `id` of the session; an unknown id is a usage error.
-    pub fn remove_pin(&self, session: &str, id: i64) -> Result<()> {
+    pub fn remove_pin(&self, session: &SessionId, id: i64) -> Result<()> {
         self.write(|tx| {
             let removed =
                 tx.conn().execute("DELETE FROM pins WHERE session_id = ?1 AND id = ?2", params![session, id])?;
@@ -63,7 +63,7 @@ impl Store {
 
 /// The text a message pin carries: the message's content, with its tool calls' names and
 /// arguments when it has no text of its own.
-fn message_text(tx: &Tx<'_>, session: &str, seq: i64) -> Result<String> {
+fn message_text(tx: &Tx<'_>, session: &SessionId, seq: i64) -> Result<String> {
     let row: Option<(String, Option<String>)> = tx
         .conn()
         .query_row(

@@ -8,6 +8,7 @@ pub(crate) use super::messages::{message_from_row, MESSAGE_COLUMNS};
 use super::{Store, Tx};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
+pub use crate::ids::SessionId;
 
 /// The agents whose sessions Alisio reads.
 #[derive(
@@ -80,86 +81,6 @@ impl SourceKind {
     }
 }
 
-/// A session's full id, as stored: what a command's session argument (an id or a unique prefix)
-/// becomes once resolved ([`Store::resolve_session`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
-pub struct SessionId(String);
-
-/// On the wire a session id is its text.
-impl Serialize for SessionId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl SessionId {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// An id the store made or read (a new session, an imported session's stable id).
-    pub(crate) fn from_string(id: String) -> Self {
-        SessionId(id)
-    }
-}
-
-impl std::ops::Deref for SessionId {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for SessionId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl AsRef<str> for SessionId {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<SessionId> for String {
-    fn from(id: SessionId) -> String {
-        id.0
-    }
-}
-
-impl PartialEq<str> for SessionId {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for SessionId {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl PartialEq<String> for SessionId {
-    fn eq(&self, other: &String) -> bool {
-        &self.0 == other
-    }
-}
-
-impl rusqlite::ToSql for SessionId {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        self.0.to_sql()
-    }
-}
-
-impl rusqlite::types::FromSql for SessionId {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        String::column_result(value).map(SessionId)
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -189,7 +110,7 @@ pub struct Session {
     /// when its records name it.
     #[serde(skip)]
     #[cfg_attr(feature = "ts", ts(skip))]
-    pub parent_session: Option<String>,
+    pub parent_session: Option<SessionId>,
     #[serde(skip)]
     #[cfg_attr(feature = "ts", ts(skip))]
     pub parent_tool_call: Option<String>,
@@ -207,7 +128,7 @@ pub struct ForkedFrom {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
-    pub id: String,
+    pub id: SessionId,
     /// The title shown: the one given in Alisio if the session was renamed, else the agent's own
     /// (its title record, else its first real prompt) or the one Alisio chose.
     pub title: String,
@@ -277,7 +198,7 @@ fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
 }
 
 /// The transcript position of message `seq`.
-pub fn anchor_of(tx: &Tx<'_>, session: &str, seq: i64) -> Result<i64> {
+pub fn anchor_of(tx: &Tx<'_>, session: &SessionId, seq: i64) -> Result<i64> {
     Ok(tx.conn().query_row(
         "SELECT anchor FROM messages WHERE session_id = ?1 AND seq = ?2",
         params![session, seq],
@@ -285,7 +206,7 @@ pub fn anchor_of(tx: &Tx<'_>, session: &str, seq: i64) -> Result<i64> {
     )?)
 }
 
-pub fn set_title(tx: &Tx<'_>, session: &str, title: &str) -> Result<()> {
+pub fn set_title(tx: &Tx<'_>, session: &SessionId, title: &str) -> Result<()> {
     tx.conn().execute("UPDATE sessions SET title = ?2 WHERE id = ?1", params![session, title])?;
     Ok(())
 }
@@ -293,7 +214,7 @@ pub fn set_title(tx: &Tx<'_>, session: &str, title: &str) -> Result<()> {
 impl Store {
     /// The number (`1..n`) of the call of `session` whose answer holds tool call `id` (the call
     /// that started a sub-agent), if any.
-    pub fn call_with_tool_call(&self, session: &str, id: &str) -> Result<Option<usize>> {
+    pub fn call_with_tool_call(&self, session: &SessionId, id: &str) -> Result<Option<usize>> {
         let needle = serde_json::json!({ "id": id }).to_string();
         let needle = needle.trim_start_matches('{').trim_end_matches('}').to_string();
         self.read(|conn| {
@@ -315,7 +236,7 @@ impl Store {
     /// What the agent itself recorded the session cost, in picodollars: its figure for the whole
     /// session where it keeps one, else the sum of what it recorded per call; `None` when it
     /// recorded neither.
-    pub fn recorded_cost(&self, session: &str) -> Result<Option<i64>> {
+    pub fn recorded_cost(&self, session: &SessionId) -> Result<Option<i64>> {
         self.read(|conn| {
             Ok(conn.query_row(
                 "SELECT coalesce(s.recorded_cost_pd,
@@ -330,7 +251,7 @@ impl Store {
     pub fn create_session(&self, workspace: &str, title: &str) -> Result<Session> {
         let now = now_rfc3339();
         let session = Session {
-            id: SessionId(uuid::Uuid::now_v7().to_string()),
+            id: SessionId::from_string(uuid::Uuid::now_v7().to_string()),
             title: title.to_string(),
             workspace: workspace.to_string(),
             created_at: now.clone(),
@@ -382,7 +303,7 @@ impl Store {
     }
 
     /// The system prompt an imported session's source recorded ("" when it recorded none).
-    pub fn imported_system_prompt(&self, session: &str) -> Result<String> {
+    pub fn imported_system_prompt(&self, session: &SessionId) -> Result<String> {
         self.read(|conn| {
             Ok(conn
                 .query_row("SELECT coalesce(system_prompt, '') FROM sessions WHERE id = ?1", [session], |r| r.get(0))
@@ -392,7 +313,7 @@ impl Store {
     }
 
     /// How many messages the model still sees, and their characters.
-    pub fn live_totals(&self, session: &str) -> Result<(u64, u64)> {
+    pub fn live_totals(&self, session: &SessionId) -> Result<(u64, u64)> {
         self.read(|conn| {
             Ok(conn.query_row(
                 "SELECT count(*), coalesce(sum(chars), 0) FROM messages

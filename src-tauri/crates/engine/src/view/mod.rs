@@ -9,6 +9,7 @@ use crate::mcp::catalog::{in_force, Offered, TOOL_SEARCH};
 use crate::mcp::{CatalogShare, McpTool};
 use crate::provider::wire::WireItem;
 use crate::provider::wire_messages;
+use crate::store::SessionId;
 use crate::store::{Session, SourceKind, Store};
 use crate::tools;
 use crate::transcript::{estimate_tokens, Message};
@@ -226,7 +227,7 @@ pub fn model_view_page(
 /// The next request of an imported session: the source's system prompt (when it recorded one)
 /// and its live messages, in the shape of the API that agent speaks; what its records leave out
 /// (tools, often the system prompt, the options) is listed as missing.
-fn imported_view(store: &Store, session: &str, source: SourceKind, live: Vec<Message>) -> Result<ModelView> {
+fn imported_view(store: &Store, session: &SessionId, source: SourceKind, live: Vec<Message>) -> Result<ModelView> {
     let shape = imported_request_shape(store, session, source)?;
     let chars = shape.system.chars().count() as u64 + live.iter().map(|m| m.chars).sum::<u64>();
     Ok(ModelView {
@@ -256,7 +257,7 @@ struct ImportedShape {
     prompt_tokens: Option<u64>,
 }
 
-fn imported_request_shape(store: &Store, session: &str, source: SourceKind) -> Result<ImportedShape> {
+fn imported_request_shape(store: &Store, session: &SessionId, source: SourceKind) -> Result<ImportedShape> {
     let calls = store.model_calls(session)?;
     let model = calls.iter().rev().map(|c| c.model.clone()).find(|m| !m.is_empty());
     let prompt_tokens = calls.iter().rev().find_map(|c| c.prompt_tokens);

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::claim::SessionClaim;
 use crate::error::Result;
 use crate::store::compactions::CompactionDocument;
+use crate::store::SessionId;
 use crate::store::{JournalEntry, JournalState, ModelCallRecord, Session, Store};
 use crate::transcript::{Message, Role, ToolCall};
 
@@ -99,7 +100,7 @@ pub struct StoredView {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ParentLink {
-    pub session: String,
+    pub session: SessionId,
     pub call: Option<usize>,
 }
 
@@ -179,7 +180,7 @@ pub fn stored_view_since(store: &Store, record: &Session, after: (i64, i64)) -> 
     })
 }
 
-fn compaction_views(store: &Store, session: &str) -> Result<Vec<CompactionView>> {
+fn compaction_views(store: &Store, session: &SessionId) -> Result<Vec<CompactionView>> {
     Ok(store
         .compactions(session)?
         .into_iter()
@@ -217,7 +218,7 @@ pub fn messages_around(store: &Store, record: &Session, seq: i64, limit: usize) 
 
 /// The journal as views show it: a started call is `running` while a live process drives the
 /// session, and stays `started` (so uncertain) once that process is gone.
-fn shown_journal(store: &Store, session: &str) -> Result<Vec<JournalEntry>> {
+fn shown_journal(store: &Store, session: &SessionId) -> Result<Vec<JournalEntry>> {
     let mut journal = store.journal(session)?;
     if journal.iter().any(|e| e.state == JournalState::Started) && SessionClaim::holder(store.home(), session).is_some()
     {

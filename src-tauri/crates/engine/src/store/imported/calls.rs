@@ -4,7 +4,7 @@
 use rusqlite::params;
 use serde_json::Value;
 
-use super::super::{Purpose, RequestSource, Tx, WireApi};
+use super::super::{Purpose, RequestSource, SessionId, Tx, WireApi};
 use crate::error::Result;
 
 /// What a ledger row of an imported call holds.
@@ -76,7 +76,7 @@ pub struct RequestShape<'a> {
 }
 
 /// A ledger row for a call the agent made: the request is rebuilt from `request`'s ranges.
-pub fn insert_call(tx: &Tx<'_>, session: &str, request: RequestShape<'_>, usage: &Usage) -> Result<i64> {
+pub fn insert_call(tx: &Tx<'_>, session: &SessionId, request: RequestShape<'_>, usage: &Usage) -> Result<i64> {
     let mut stmt = tx.conn().prepare_cached(
         "INSERT INTO model_calls (session_id, purpose, api, model, system_prompt, message_ranges, params,
              tool_catalog_chars, request_chars, estimated_tokens, prompt_tokens, cached_tokens,
@@ -141,7 +141,7 @@ pub fn update_call_usage(tx: &Tx<'_>, call: i64, usage: &Usage) -> Result<()> {
 }
 
 /// The whole session's cost as the agent recorded it (picodollars), replacing an earlier figure.
-pub fn set_recorded_cost(tx: &Tx<'_>, session: &str, picodollars: i64) -> Result<()> {
+pub fn set_recorded_cost(tx: &Tx<'_>, session: &SessionId, picodollars: i64) -> Result<()> {
     tx.conn().execute("UPDATE sessions SET recorded_cost_pd = ?2 WHERE id = ?1", params![session, picodollars])?;
     Ok(())
 }

@@ -59,7 +59,7 @@ pub struct ImportedIdentity<'a> {
 
 /// Stores an imported message at `at`; `chars` is its size as budgets count it. Returns its row
 /// id, for [`index_messages`]: the importer adds a batch's messages to the search index together.
-pub fn insert_message(tx: &Tx<'_>, session: &str, record: &Record, at: Placement, chars: u64) -> Result<i64> {
+pub fn insert_message(tx: &Tx<'_>, session: &SessionId, record: &Record, at: Placement, chars: u64) -> Result<i64> {
     let tool_calls = if record.tool_calls.is_empty() { None } else { Some(serde_json::to_string(&record.tool_calls)?) };
     let meta = if record.meta.is_empty() { None } else { Some(Value::Object(record.meta.clone()).to_string()) };
     let mut stmt = tx.conn().prepare_cached(
@@ -98,7 +98,7 @@ pub fn index_messages(tx: &Tx<'_>, messages: &[(i64, String)]) -> Result<()> {
 }
 
 /// The seq of the message imported from source record `source_id`, if any.
-pub fn seq_of(tx: &Tx<'_>, session: &str, source_id: &str) -> Result<Option<i64>> {
+pub fn seq_of(tx: &Tx<'_>, session: &SessionId, source_id: &str) -> Result<Option<i64>> {
     let mut stmt =
         tx.conn().prepare_cached("SELECT min(seq) FROM messages WHERE session_id = ?1 AND source_id = ?2")?;
     Ok(stmt.query_row(params![session, source_id], |r| r.get(0))?)
@@ -121,7 +121,7 @@ pub fn compaction_span(tx: &Tx<'_>, id: i64) -> Result<(String, Value)> {
 }
 
 /// Messages by seq inside a write (a compaction's span while it is being recorded).
-pub fn messages_at(tx: &Tx<'_>, session: &str, seqs: &[i64]) -> Result<Vec<crate::transcript::Message>> {
+pub fn messages_at(tx: &Tx<'_>, session: &SessionId, seqs: &[i64]) -> Result<Vec<crate::transcript::Message>> {
     let mut stmt = tx.conn().prepare_cached(&format!(
         "SELECT {} FROM messages WHERE session_id = ?1 AND seq = ?2",
         super::sessions::MESSAGE_COLUMNS
@@ -149,7 +149,7 @@ pub fn set_checkpoint(tx: &Tx<'_>, id: i64, text: &str, after_chars: u64, fideli
 }
 
 /// Takes the messages from `seq` on out of the model's view (an agent's rewind), marked so.
-pub fn rewind_from(tx: &Tx<'_>, session: &str, seq: i64) -> Result<()> {
+pub fn rewind_from(tx: &Tx<'_>, session: &SessionId, seq: i64) -> Result<()> {
     tx.conn().execute(
         "UPDATE messages SET off_view = 1, meta = json_set(coalesce(meta, '{}'), '$.rewound', json('true'))
          WHERE session_id = ?1 AND seq >= ?2 AND off_view = 0 AND compacted = 0",
@@ -159,7 +159,7 @@ pub fn rewind_from(tx: &Tx<'_>, session: &str, seq: i64) -> Result<()> {
 }
 
 /// Sets `key` in the kept record fields (`meta`) of message `seq`.
-pub fn set_meta_key(tx: &Tx<'_>, session: &str, seq: i64, key: &str, value: &Value) -> Result<()> {
+pub fn set_meta_key(tx: &Tx<'_>, session: &SessionId, seq: i64, key: &str, value: &Value) -> Result<()> {
     tx.conn()
         .prepare_cached(
             "UPDATE messages SET meta = json_set(coalesce(meta, '{}'), '$.' || ?3, json(?4))
@@ -176,7 +176,7 @@ pub fn set_response_seq(tx: &Tx<'_>, call: i64, seq: i64) -> Result<()> {
 }
 
 /// Stores a part an agent's request log refers to by hash (once; a second copy is the same part).
-pub fn put_part(tx: &Tx<'_>, session: &str, hash: &str, kind: &str, body: &Value) -> Result<()> {
+pub fn put_part(tx: &Tx<'_>, session: &SessionId, hash: &str, kind: &str, body: &Value) -> Result<()> {
     tx.conn()
         .prepare_cached("INSERT OR IGNORE INTO request_parts (session_id, hash, kind, body) VALUES (?1, ?2, ?3, ?4)")?
         .execute(params![session, hash, kind, body.to_string()])?;
@@ -184,7 +184,7 @@ pub fn put_part(tx: &Tx<'_>, session: &str, hash: &str, kind: &str, body: &Value
 }
 
 /// How many of `hashes` no part of the session holds.
-pub fn missing_parts(tx: &Tx<'_>, session: &str, hashes: &[&str]) -> Result<u64> {
+pub fn missing_parts(tx: &Tx<'_>, session: &SessionId, hashes: &[&str]) -> Result<u64> {
     let mut stmt = tx.conn().prepare_cached("SELECT 1 FROM request_parts WHERE session_id = ?1 AND hash = ?2")?;
     let mut missing = 0;
     for hash in hashes {
@@ -202,7 +202,7 @@ pub fn set_request_gaps(tx: &Tx<'_>, call: i64, gaps: u64) -> Result<()> {
 }
 
 /// Links the compaction that message `seq` belongs to with the call that summarized it.
-pub fn link_summary_call(tx: &Tx<'_>, session: &str, call: i64, seq: i64) -> Result<()> {
+pub fn link_summary_call(tx: &Tx<'_>, session: &SessionId, call: i64, seq: i64) -> Result<()> {
     tx.conn().execute(
         "UPDATE compactions SET model_call_id = ?2 WHERE id = (SELECT created_by FROM messages WHERE session_id = ?1 AND seq = ?3)",
         params![session, call, seq],
@@ -211,13 +211,13 @@ pub fn link_summary_call(tx: &Tx<'_>, session: &str, call: i64, seq: i64) -> Res
 }
 
 /// The system prompt the agent recorded, for rebuilding its requests.
-pub fn set_system_prompt(tx: &Tx<'_>, session: &str, prompt: &str) -> Result<()> {
+pub fn set_system_prompt(tx: &Tx<'_>, session: &SessionId, prompt: &str) -> Result<()> {
     tx.conn().execute("UPDATE sessions SET system_prompt = ?2 WHERE id = ?1", params![session, prompt])?;
     Ok(())
 }
 
 /// Moves the session's last activity to `at` (the source's time of its newest record).
-pub fn touch(tx: &Tx<'_>, session: &str, at: &str) -> Result<()> {
+pub fn touch(tx: &Tx<'_>, session: &SessionId, at: &str) -> Result<()> {
     if !at.is_empty() {
         tx.conn()
             .prepare_cached(
@@ -233,7 +233,7 @@ pub fn touch(tx: &Tx<'_>, session: &str, at: &str) -> Result<()> {
 /// Moves an import's cursor from `from` (as read when the import began or last advanced) to `to`,
 /// in the transaction that wrote what was read: a cursor moved meanwhile by another import fails
 /// the batch, so no record is stored twice.
-pub fn advance_cursor(tx: &Tx<'_>, session: &str, from: Option<&str>, to: &str) -> Result<()> {
+pub fn advance_cursor(tx: &Tx<'_>, session: &SessionId, from: Option<&str>, to: &str) -> Result<()> {
     let changed = tx.conn().execute(
         "UPDATE sessions SET source_cursor = ?3 WHERE id = ?1 AND source_cursor IS ?2",
         params![session, from, to],
@@ -246,7 +246,7 @@ pub fn advance_cursor(tx: &Tx<'_>, session: &str, from: Option<&str>, to: &str) 
     Ok(())
 }
 
-pub fn set_cursor(tx: &Tx<'_>, session: &str, cursor: &str) -> Result<()> {
+pub fn set_cursor(tx: &Tx<'_>, session: &SessionId, cursor: &str) -> Result<()> {
     tx.conn().execute("UPDATE sessions SET source_cursor = ?2 WHERE id = ?1", params![session, cursor])?;
     Ok(())
 }
@@ -255,7 +255,7 @@ pub fn set_cursor(tx: &Tx<'_>, session: &str, cursor: &str) -> Result<()> {
 /// by a compaction in seq order (seq, chars, off view), and the live view's seqs in request order.
 pub type AppendState = (i64, Vec<(i64, u64, bool)>, Vec<i64>);
 
-pub fn append_state(tx: &Tx<'_>, session: &str) -> Result<AppendState> {
+pub fn append_state(tx: &Tx<'_>, session: &SessionId) -> Result<AppendState> {
     let conn = tx.conn();
     let next_seq: i64 =
         conn.query_row("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1", [session], |r| {
@@ -322,7 +322,7 @@ pub fn upsert_session(store: &Store, identity: &ImportedIdentity<'_>) -> Result<
 }
 
 /// The agent an imported session was read from.
-pub fn source_of(tx: &Tx<'_>, session: &str) -> Result<SourceKind> {
+pub fn source_of(tx: &Tx<'_>, session: &SessionId) -> Result<SourceKind> {
     let source: Option<SourceKind> =
         tx.conn().query_row("SELECT source FROM sessions WHERE id = ?1", [session], |r| r.get(0))?;
     source.ok_or_else(|| crate::error::Error::Unreadable(format!("session {session} was not imported")))
@@ -351,7 +351,7 @@ pub fn open_thread(
 }
 
 /// Names the session that started sub-agent session `session` (a sub-agent's own file).
-pub fn set_parent(tx: &Tx<'_>, session: &str, parent: &str, tool_call: Option<&str>) -> Result<()> {
+pub fn set_parent(tx: &Tx<'_>, session: &SessionId, parent: &str, tool_call: Option<&str>) -> Result<()> {
     tx.conn().execute(
         "UPDATE sessions SET parent_session = ?2, parent_tool_call = coalesce(?3, parent_tool_call) WHERE id = ?1",
         params![session, parent, tool_call],
@@ -360,19 +360,19 @@ pub fn set_parent(tx: &Tx<'_>, session: &str, parent: &str, tool_call: Option<&s
 }
 
 /// The sub-agent sessions read from the same source file as `session`, inside it.
-pub fn threads_of(store: &Store, session: &str) -> Result<Vec<String>> {
+pub fn threads_of(store: &Store, session: &SessionId) -> Result<Vec<SessionId>> {
     store.read(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT t.id FROM sessions t JOIN sessions p ON p.id = t.parent_session
              WHERE p.id = ?1 AND t.source_path = p.source_path ORDER BY t.created_at, t.id",
         )?;
-        let rows = stmt.query_map([session], |r| r.get::<_, String>(0))?;
+        let rows = stmt.query_map([session], |r| r.get::<_, SessionId>(0))?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     })
 }
 
 /// Dates a session none of whose records carried a time by its file's (last modification).
-pub fn date_if_undated(store: &Store, session: &str, at: &str) -> Result<()> {
+pub fn date_if_undated(store: &Store, session: &SessionId, at: &str) -> Result<()> {
     store.write(|tx| {
         tx.conn().execute(
             "UPDATE sessions SET created_at = CASE WHEN created_at = '' THEN ?2 ELSE created_at END,
@@ -388,7 +388,7 @@ pub fn date_if_undated(store: &Store, session: &str, at: &str) -> Result<()> {
 /// deleted: it moves, unchanged, to a session of its own (`<title> (superseded <time>)`, no
 /// source id, so it is never matched again), and the session keeps its id for the new reading.
 /// Returns the id of the session that now holds the earlier reading.
-pub fn supersede(tx: &Tx<'_>, session: &str) -> Result<SessionId> {
+pub fn supersede(tx: &Tx<'_>, session: &SessionId) -> Result<SessionId> {
     let conn = tx.conn();
     let now = crate::events::now_rfc3339();
     let archive = SessionId::from_string(uuid::Uuid::now_v7().to_string());
@@ -430,7 +430,7 @@ pub fn supersede(tx: &Tx<'_>, session: &str) -> Result<SessionId> {
 }
 
 /// The session's title and how many messages, tool calls and compactions it holds.
-pub fn counts(store: &Store, session: &str) -> Result<(String, u64, u64, u64)> {
+pub fn counts(store: &Store, session: &SessionId) -> Result<(String, u64, u64, u64)> {
     store.read(|c| {
         Ok(c.query_row(
             "SELECT s.title,

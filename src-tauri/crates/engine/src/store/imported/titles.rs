@@ -3,7 +3,7 @@
 
 use rusqlite::{params, OptionalExtension};
 
-use super::super::{SourceKind, Tx};
+use super::super::{SessionId, SourceKind, Tx};
 use crate::error::Result;
 
 /// Where an agent's title came from, weakest first: a title replaces one from a weaker source.
@@ -28,7 +28,7 @@ impl TitleFrom {
 const TITLE_RANK: &str = "CASE title_from WHEN 'custom' THEN 3 WHEN 'summary' THEN 2 WHEN 'prompt' THEN 1 ELSE 0 END";
 
 /// Titles the session `title` from `from` unless a stronger source already titled it.
-pub fn offer_title(tx: &Tx<'_>, session: &str, title: &str, from: TitleFrom) -> Result<()> {
+pub fn offer_title(tx: &Tx<'_>, session: &SessionId, title: &str, from: TitleFrom) -> Result<()> {
     let rank = from as i64 + 1;
     tx.conn()
         .prepare_cached(&format!(
@@ -44,7 +44,7 @@ pub fn put_agent_title(tx: &Tx<'_>, source: SourceKind, leaf: &str, title: &str)
     let conn = tx.conn();
     conn.prepare_cached("INSERT OR REPLACE INTO agent_titles (source, leaf, title) VALUES (?1, ?2, ?3)")?
         .execute(params![source, leaf, title])?;
-    let sessions: Vec<String> = {
+    let sessions: Vec<SessionId> = {
         let mut stmt = conn.prepare_cached(
             "SELECT DISTINCT m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id
              WHERE m.source_id = ?1 AND s.source = ?2",

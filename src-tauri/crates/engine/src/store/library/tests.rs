@@ -62,8 +62,8 @@ async fn removing_a_session_takes_every_row_of_it_and_nothing_else() {
     assert_eq!(rows_of(&store, &imported), imported_before, "the other session is untouched");
     assert!(matches!(store.resolve_session(&demo), Err(Error::SessionNotFound(_))));
     assert!(store.search("ParseError", &word).unwrap().hits.iter().all(|h| h.session != demo.as_str()));
-    let ids: Vec<String> = store.list_sessions().unwrap().into_iter().map(|s| s.id).collect();
-    assert_eq!(ids, vec![imported.to_string()]);
+    let ids: Vec<SessionId> = store.list_sessions().unwrap().into_iter().map(|s| s.id).collect();
+    assert_eq!(ids, vec![imported.clone()]);
 }
 
 #[tokio::test]
