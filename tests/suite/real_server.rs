@@ -70,29 +70,34 @@ fn turn_calls(h: &Harness) -> Vec<Value> {
         .collect()
 }
 
+/// A harness on the real server: `config` beside the provider and limits both tests use, the
+/// workspace at a fixed path (the system prompt, and so the greedy answers, stay the same every run).
+async fn harness_on(server: &LlamaServer, workspace: &str, config: Value) -> Harness {
+    let mut config = config;
+    config["provider"] =
+        json!({"baseUrl": server.base_url, "model": "gemma3-270m", "timeoutMs": 120000, "maxRetries": 2});
+    config["limits"] = json!({"maxOutputTokens": 24});
+    config["plugins"] = json!([]);
+    config["permissions"] = json!({"shell": "deny", "write": "deny"});
+    let mut h = Harness::with_config(vec![], config).await;
+    let workdir = std::env::temp_dir().join(workspace);
+    let _ = std::fs::remove_dir_all(&workdir);
+    std::fs::create_dir_all(&workdir).unwrap();
+    h.workdir = Some(workdir);
+    h
+}
+
 #[tokio::test]
 #[ignore = "needs a real llama.cpp server: run ./tests/run"]
 async fn real_llama_server_streams_reports_usage_and_serves_the_appended_summary_from_cache() {
     let port = free_port();
     let server = LlamaServer::start(port).await;
-    let mut h = Harness::with_config(
-        vec![],
-        json!({
-            "provider": {"baseUrl": server.base_url, "model": "gemma3-270m", "timeoutMs": 120000, "maxRetries": 2},
-            "limits": {"maxOutputTokens": 24},
-            "plugins": [],
-            "permissions": {"shell": "deny", "write": "deny"},
-            "compaction": {"strategy": "cache"},
-            "cacheCompact": {"threshold": 25, "summaryMaxTokens": 48},
-        }),
+    let h = harness_on(
+        &server,
+        "alisio-real-server-workspace",
+        json!({"compaction": {"strategy": "cache"}, "cacheCompact": {"threshold": 25, "summaryMaxTokens": 48}}),
     )
     .await;
-
-    // A fixed workspace path keeps the system prompt, and so the greedy answers, the same every run.
-    let workdir = std::env::temp_dir().join("alisio-real-server-workspace");
-    let _ = std::fs::remove_dir_all(&workdir);
-    std::fs::create_dir_all(&workdir).unwrap();
-    h.workdir = Some(workdir);
 
     // The context window comes from the server (/v1/models meta, /props n_ctx).
     let models = h.alisio(&["models", "--json"]).await;
@@ -153,22 +158,12 @@ fn time_server() -> Value {
 async fn a_manual_compaction_from_the_cli_with_an_mcp_server_is_served_from_the_prefix_cache() {
     let port = free_port();
     let server = LlamaServer::start(port).await;
-    let mut h = Harness::with_config(
-        vec![],
-        json!({
-            "provider": {"baseUrl": server.base_url, "model": "gemma3-270m", "timeoutMs": 120000, "maxRetries": 2},
-            "limits": {"maxOutputTokens": 24},
-            "plugins": [],
-            "permissions": {"shell": "deny", "write": "deny"},
-            "compaction": {"keepTurns": 1, "maxOutputTokens": 256},
-            "mcpServers": {"time": time_server()},
-        }),
+    let h = harness_on(
+        &server,
+        "alisio-real-server-mcp-workspace",
+        json!({"compaction": {"keepTurns": 1, "maxOutputTokens": 256}, "mcpServers": {"time": time_server()}}),
     )
     .await;
-    let workdir = std::env::temp_dir().join("alisio-real-server-mcp-workspace");
-    let _ = std::fs::remove_dir_all(&workdir);
-    std::fs::create_dir_all(&workdir).unwrap();
-    h.workdir = Some(workdir);
 
     let first = h.run(&[], &format!("Read this and answer in one line. {}", prose("parser", 500))).await;
     first.assert_ok();

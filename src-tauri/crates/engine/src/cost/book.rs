@@ -162,10 +162,26 @@ pub struct PriceEntry {
 #[derive(Debug, Clone)]
 pub struct PriceBook {
     config: Vec<PriceEntry>,
-    /// By id: the entries in force one after another (sorted by `since`).
-    known: HashMap<String, Vec<PriceEntry>>,
+    /// By id: the entries in force one after another (sorted by `since`), as shipped (read once
+    /// per process and shared by every book)…
+    shipped: &'static HashMap<String, Vec<PriceEntry>>,
+    /// …and, for the ids the loaded snapshots touch, the shipped entries with theirs merged in.
+    updated: HashMap<String, Vec<PriceEntry>>,
     /// Whether every band is one the daily sums keep apart.
     daily_bands: bool,
+}
+
+/// Whether every band of the shipped layers is one the daily sums keep apart (once per process).
+fn shipped_bands_are_kept() -> Result<bool> {
+    static KEPT: OnceLock<bool> = OnceLock::new();
+    let shipped = shipped()?;
+    Ok(*KEPT.get_or_init(|| {
+        shipped
+            .values()
+            .flatten()
+            .flat_map(|e| e.price.thresholds().collect::<Vec<_>>())
+            .all(|t| BAND_THRESHOLDS.contains(&t))
+    }))
 }
 
 /// The shipped layers (table and overlay), read once per process.
@@ -270,11 +286,12 @@ impl PriceBook {
 
     /// Every layer: the shipped ones, the snapshots loaded into `home` (when given), config.
     pub fn load(config: &BTreeMap<String, PriceConfig>, home: Option<&Path>) -> Result<PriceBook> {
-        let mut known = shipped()?.clone();
+        let shipped = shipped()?;
+        let mut updated: HashMap<String, Vec<PriceEntry>> = HashMap::new();
         if let Some(home) = home {
             for (_, update) in litellm::updates(home)? {
                 for (id, mut entries) in litellm::entries(&update, Origin::Update) {
-                    let list = known.entry(id).or_default();
+                    let list = updated.entry(id).or_insert_with_key(|id| shipped.get(id).cloned().unwrap_or_default());
                     list.append(&mut entries);
                     list.sort_by(|a, b| a.since.cmp(&b.since));
                 }
@@ -286,10 +303,11 @@ impl PriceBook {
             .collect::<Result<Vec<_>>>()?;
         let daily_bands = config
             .iter()
-            .chain(known.values().flatten())
+            .chain(updated.values().flatten())
             .flat_map(|e| e.price.thresholds().collect::<Vec<_>>())
-            .all(|t| BAND_THRESHOLDS.contains(&t));
-        Ok(PriceBook { config, known, daily_bands })
+            .all(|t| BAND_THRESHOLDS.contains(&t))
+            && shipped_bands_are_kept()?;
+        Ok(PriceBook { config, shipped, updated, daily_bands })
     }
 
     /// Whether the daily sums can price every call (every band is one they keep apart).
@@ -299,7 +317,13 @@ impl PriceBook {
 
     /// Every id the table, overlay and updates know.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.known.keys().map(String::as_str)
+        let added = self.updated.keys().filter(|id| !self.shipped.contains_key(*id));
+        self.shipped.keys().chain(added).map(String::as_str)
+    }
+
+    /// The entries of the id `name`, oldest first (none: not known).
+    fn known(&self, name: &str) -> Option<&Vec<PriceEntry>> {
+        self.updated.get(name).or_else(|| self.shipped.get(name))
     }
 
     /// The entry in force for `model` on `date` (`YYYY-MM-DD…`) and the form of the id that
@@ -319,7 +343,7 @@ impl PriceBook {
             }
         }
         for Candidate { name, rules } in forms {
-            if let Some(entries) = self.known.get(&name) {
+            if let Some(entries) = self.known(&name) {
                 let entry = entries.iter().rev().find(|e| e.since.as_str() <= day)?;
                 return Some(Found { entry, name, rules });
             }
@@ -334,7 +358,7 @@ impl PriceBook {
 
     /// Every entry of the id `name` (as the table knows it), oldest first.
     pub fn history(&self, name: &str) -> &[PriceEntry] {
-        self.known.get(name).map_or(&[], Vec::as_slice)
+        self.known(name).map_or(&[], Vec::as_slice)
     }
 
     /// The rates a call is priced at: its tier's, at its prompt's band.
@@ -501,7 +525,7 @@ impl PriceBook {
                 .filter(|e| glob(&e.pattern, &c.name))
                 .map(|e| e.since.as_str())
                 .min()
-                .or_else(|| self.known.get(&c.name).and_then(|l| l.first()).map(|e| e.since.as_str()))?;
+                .or_else(|| self.known(&c.name).and_then(|l| l.first()).map(|e| e.since.as_str()))?;
             Some((c.name.clone(), first.to_string()))
         });
         let (normalized, why, history) = match later {

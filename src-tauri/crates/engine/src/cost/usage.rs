@@ -184,13 +184,6 @@ impl Group {
 pub const PRICE_HINT: &str = "alisio prices update FILE (a newer LiteLLM model_prices_and_context_window.json), \
     or config `prices` for a model no snapshot names (a local one); `alisio prices show MODEL` says why a model has no price";
 
-/// The day after `YYYY-MM-DD`, for an inclusive `--until`.
-fn day_after(date: &str) -> Result<String> {
-    let day = chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d")
-        .map_err(|_| Error::Usage(format!("--until must be a date (YYYY-MM-DD), not {date:?}")))?;
-    Ok(day.succ_opt().unwrap_or(day).format("%Y-%m-%d").to_string())
-}
-
 fn iso_week(day: &str) -> String {
     match chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") {
         Ok(date) => {
@@ -222,7 +215,9 @@ fn bounds(query: &UsageQuery) -> Result<(UsageFilter, bool)> {
         }
     }
     let until = match &query.until {
-        Some(until) if until.len() == 10 => Some(day_after(until)?),
+        Some(until) if until.len() == 10 => {
+            Some(super::book::next_day(&super::book::day_or_today(Some(until), "--until")?))
+        }
         other => other.clone(),
     };
     // The daily sums answer unless the bounds are finer than days (or, the caller checks, a band
