@@ -21,6 +21,7 @@ mod guard;
 mod hardening;
 mod house;
 mod import;
+mod library;
 mod mcp;
 mod orphans;
 mod pins;
