@@ -28,6 +28,7 @@ mod pins;
 mod profiles;
 mod proxy;
 mod real_server;
+mod rereads;
 mod search;
 mod share;
 mod snapshots;

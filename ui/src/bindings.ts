@@ -381,6 +381,35 @@ killed: Array<string>, };
 
 export type TurnOutcome = { session: string, text: string, steps: number, };
 
+export type Rereads = { rereads: Array<Reread>, };
+
+export type Reread = { 
+/**
+ * The compaction that hid the earlier fetch.
+ */
+compaction: number, kind: RereadKind, 
+/**
+ * The file's workspace path, or the command.
+ */
+target: string, 
+/**
+ * The message that asked for the earlier fetch, and the one that fetched it again.
+ */
+seqBefore: number, seqAfter: number, 
+/**
+ * The result fetched again (estimated from its characters).
+ */
+tokens: number, 
+/**
+ * Those tokens as uncached input of the call that first carried them, at its model's price
+ * on its day; `null` when that model has no price (or no call carried them yet).
+ */
+costUsd: number | null, heldBy: HeldBy | null, };
+
+export type RereadKind = "file" | "command";
+
+export type HeldBy = "checkpoint" | "trail";
+
 export type CallSummary = { n: number, purpose: Purpose, startedAt: string, requestChars: number, promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number | null, finishReason: string | null, error: string | null, requestSource: RequestSource, 
 /**
  * The body shown is the one that was sent (`requestSource` other than `reconstructed`).

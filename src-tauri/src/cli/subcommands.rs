@@ -58,6 +58,10 @@ pub enum CallsCommand {
     /// Per compaction: what its summary call cost, and what the same summary would have cost as a
     /// rebuilt prompt (nothing read from the cache) — what appending to the cached request saved
     Savings { session: String },
+    /// The files and commands fetched again after a compaction hid their earlier fetch: the
+    /// tokens and cost of fetching them again, and whether the checkpoint or the artifact trail
+    /// held them
+    Rereads { session: String },
     /// Send call N's exact request again to the configured provider (another model with --config)
     /// and show both answers; stored as a `replay` call, never part of the transcript
     Replay { session: String, n: usize },

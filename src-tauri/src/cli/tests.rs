@@ -32,6 +32,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls diff", &["calls::diff"]),
     ("calls replay", &["calls::replay"]),
     ("calls breaks", &["calls::breaks"]),
+    ("calls rereads", &["calls::rereads"]),
     ("calls savings", &["calls::compaction_costs"]),
     ("usage", &["usage::report"]),
     ("prices show", &["prices::show"]),

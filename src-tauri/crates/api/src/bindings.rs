@@ -27,7 +27,7 @@ pub fn typescript() -> String {
         e::view::CompactionView, e::view::MessageKind, e::events::Envelope, e::events::Event, e::events::CompactionReason,
         e::events::Size, e::calls::compare::SessionDiff, e::calls::compare::SessionTotals, e::calls::compare::SessionDivergence, e::calls::compare::AlignedMessage, e::store::sessions::ForkedFrom, e::compaction::CompactOutcome, e::compaction::StrategyPreview, e::compaction::checkpoint::Checkpoint,
         e::compaction::probe::ProbeReport, e::compaction::probe::ProbeAnswer,
-        e::agent::RecoverReport, e::agent::TurnOutcome, e::calls::CallSummary, e::calls::CallDetail, e::calls::CallDiff,
+        e::agent::RecoverReport, e::agent::TurnOutcome, e::calls::rereads::Rereads, e::calls::rereads::Reread, e::calls::rereads::RereadKind, e::calls::rereads::HeldBy, e::calls::CallSummary, e::calls::CallDetail, e::calls::CallDiff,
         e::calls::Divergence, e::calls::CallCache, e::calls::MessageChange, e::calls::ToolChanges, e::calls::ParamChange,
         e::calls::ReplayReport, e::calls::CallComposition, e::calls::Composition, e::calls::Share, e::calls::ToolShare,
         e::view::MissingPart, e::store::RequestSource, e::import::ImportReport, e::import::ImportedSession,

@@ -1,5 +1,6 @@
 //! The model-call ledger: every request rebuilt exactly, compared with another, sent again.
 
+use alisio_engine::calls::rereads::Rereads;
 use alisio_engine::calls::{
     self, CacheBreak, CallCache, CallComposition, CallDetail, CallDiff, CallSummary, CompactionCost, ReplayReport,
 };
@@ -73,6 +74,14 @@ pub async fn compaction_costs(app: &App, request: SessionRequest) -> ApiResult<V
     let store = app.store()?;
     let forensics = app.forensics()?;
     blocking("the compactions' costs", move || Ok(calls::breaks::compaction_costs(&store, &session, &forensics)?)).await
+}
+
+/// The files and commands fetched again after a compaction hid them (`calls rereads`).
+pub async fn rereads(app: &App, request: SessionRequest) -> ApiResult<Rereads> {
+    let session = app.session(&request.session)?;
+    let store = app.store()?;
+    let forensics = app.forensics()?;
+    blocking("the re-reads", move || Ok(calls::rereads::rereads(&store, &session, &forensics)?)).await
 }
 
 /// Every cache break and miss of the session, with its cause and what it cost (`calls breaks`).

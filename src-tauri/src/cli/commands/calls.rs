@@ -20,6 +20,7 @@ pub async fn command(app: &App, out: Output, command: CallsCommand) -> ApiResult
         CallsCommand::Savings { session } => {
             out.show(&calls::compaction_costs(app, SessionRequest::new(session)).await?)
         }
+        CallsCommand::Rereads { session } => out.show(&calls::rereads(app, SessionRequest::new(session)).await?),
         CallsCommand::Breaks { session } => out.show(&calls::breaks(app, SessionRequest::new(session)).await?),
         CallsCommand::Replay { session, n } => out.show(&calls::replay(app, CallRequest { session, n }).await?),
     }

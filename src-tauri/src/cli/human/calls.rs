@@ -233,6 +233,30 @@ impl Human for Counts {
     }
 }
 
+impl Human for alisio_engine::calls::rereads::Rereads {
+    fn print(&self) {
+        if self.rereads.is_empty() {
+            println!("Nothing was fetched again after a compaction.");
+        }
+        for r in &self.rereads {
+            let held = match r.held_by {
+                Some(alisio_engine::calls::rereads::HeldBy::Checkpoint) => "the checkpoint held it",
+                Some(alisio_engine::calls::rereads::HeldBy::Trail) => "only the artifact trail held it",
+                None => "nothing held it",
+            };
+            println!(
+                "compaction #{}: {} fetched at #{} and again at #{}: {} tokens, {}; {held}",
+                r.compaction,
+                r.target,
+                r.seq_before,
+                r.seq_after,
+                r.tokens,
+                r.cost_usd.map_or("no price".to_string(), |usd| format!("${usd:.6}"))
+            );
+        }
+    }
+}
+
 impl Human for Vec<CompactionCost> {
     fn print(&self) {
         if self.is_empty() {

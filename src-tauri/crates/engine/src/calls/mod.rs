@@ -13,6 +13,7 @@ mod corpus_tests;
 mod diff;
 pub mod exact_start;
 pub mod rebuild;
+pub mod rereads;
 
 use serde::Serialize;
 use serde_json::Value;

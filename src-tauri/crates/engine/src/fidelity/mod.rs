@@ -13,8 +13,8 @@ use crate::transcript::{Message, Role};
 mod paths;
 mod trail;
 
-pub use paths::files_changed;
 use paths::*;
+pub use paths::{fetch_of, files_changed, Fetch};
 pub use trail::{artifact_trail, ArtifactTrail};
 
 /// `(field, heading)` of a checkpoint's seven sections, in order.
@@ -107,6 +107,11 @@ impl CheckpointText<'_> {
             Some(sections) => CheckpointText::Sections(sections),
             None => CheckpointText::Text(value.get("text").and_then(Value::as_str).unwrap_or_default()),
         }
+    }
+
+    /// Every section's text, in order (all of a text checkpoint).
+    pub fn all(&self) -> String {
+        self.of(&CHECKPOINT_SECTIONS.map(|(field, _)| field))
     }
 
     /// The text of `sections` (all of a text checkpoint).

@@ -104,3 +104,27 @@ pub(super) fn files_of(name: &str, arguments: &str, workspace: &str) -> Vec<(Str
     }
     out
 }
+
+/// What a tool call fetched into the context, as a re-read is recognised by: a file it read
+/// (`File`, its workspace path), else the command it ran or the call itself (`Command`: a shell
+/// command's text with its whitespace collapsed; any other tool's name and arguments). Calls that
+/// only write or edit fetch nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Fetch {
+    File(String),
+    Command(String),
+}
+
+pub fn fetch_of(name: &str, arguments: &str, workspace: &str) -> Option<Fetch> {
+    let touched = files_of(name, arguments, workspace);
+    if let Some((path, _)) = touched.iter().find(|(p, op)| *op == FileOp::Read && !p.is_empty()) {
+        return Some(Fetch::File(path.clone()));
+    }
+    if !touched.is_empty() {
+        return None;
+    }
+    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let command = command_of(&args);
+    let text = if command.trim().is_empty() { format!("{name} {}", arguments.trim()) } else { command };
+    Some(Fetch::Command(text.split_whitespace().collect::<Vec<_>>().join(" ")))
+}
