@@ -10,6 +10,7 @@ import { useLive } from "./hooks/useLive";
 import { useMessageActions } from "./hooks/useMessageActions";
 import { useNavigation } from "./hooks/useNavigation";
 import { useSessionFacts } from "./hooks/useSessionFacts";
+import { useSessionEdits } from "./hooks/useSessionEdits";
 import { useSessions } from "./hooks/useSessions";
 import { useSessionView } from "./hooks/useSessionView";
 import { useShortcuts } from "./hooks/useShortcuts";
@@ -43,7 +44,6 @@ export function App() {
   refreshRef.current = refresh;
   const { found, setFound, adoptServer, proxyRunning, setProxyRunning } = useStartup(feedback);
   const nav = useNavigation({ selected, setSelected, view, storedRows, feedback });
-  const { tab, setTab } = nav;
 
   const { pending, trimmed, latestCheckpoint } = useSessionFacts(view.stored);
   const current = sessions.find((s) => s.id === selected) ?? null;
@@ -51,12 +51,12 @@ export function App() {
 
   const { compact, undo, acknowledge, send, stop } = useActions({ selected, setSelected, loadSessions, feedback, live, updateLive, setDialog });
   const { pins, pin, fork, removePin } = useMessageActions({ selected, setSelected, loadSessions, feedback });
-
-  useWindowShortcuts({ setDialog, feedback, setTab, sessionSearch, messageSearch, composer, readOnly, selected, undo, stop });
+  const edits = useSessionEdits({ selectedRef, setSelected, loadSessions, feedback });
+  useWindowShortcuts({ setDialog, feedback, setTab: nav.setTab, sessionSearch, messageSearch, composer, readOnly, selected, undo, stop });
 
   const [sidebarWidth, startSidebarDrag] = useSidebarWidth();
-  const active = viewOf(tab);
-  const context: ViewContext = { current, sessions, view, storedRows, nav, pending, trimmed, messageSearch, feedback, setSelected, actions: { openDiff: nav.openDiff, acknowledge, pin, fork } };
+  const active = viewOf(nav.tab);
+  const context: ViewContext = { current, sessions, view, storedRows, nav, pending, trimmed, messageSearch, feedback, setSelected, edits, actions: { openDiff: nav.openDiff, acknowledge, pin, fork } };
   return (
     <div class="app" style={{ "--sidebar": `${sidebarWidth}px` }}>
       <div class="sidebar-resizer" onMouseDown={startSidebarDrag} title="Drag to resize the session list" data-testid="sidebar-resizer" />
@@ -72,13 +72,14 @@ export function App() {
         onSettings={() => setDialog({ kind: "settings" })}
         onImport={(path) => setDialog({ kind: "import", path })}
         onOpenMessage={nav.openMessage}
+        onRename={edits.rename}
       />
 
       <main class="main">
         <Toolbar
           tabs={VIEWS}
-          tab={tab}
-          onTab={setTab}
+          tab={nav.tab}
+          onTab={nav.setTab}
           canCompact={selected !== null && !readOnly}
           compactBlocked={readOnly}
           canUndo={latestCheckpoint !== undefined}
@@ -102,7 +103,7 @@ export function App() {
         />
 
         {selected && active.perSession && (
-          <CacheHeader session={selected} version={view.stored?.modelCalls.length ?? 0} agent={current?.source} onOpenRequests={() => setTab("requests")} />
+          <CacheHeader session={selected} version={view.stored?.modelCalls.length ?? 0} agent={current?.source} onOpenRequests={() => nav.setTab("requests")} />
         )}
         <section class="pane">{renderView(active, context, selected)}</section>
 

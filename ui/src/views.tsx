@@ -4,9 +4,11 @@ import type { ComponentChildren, Ref } from "preact";
 import type { JournalEntry, SessionSummary, StoredMessage } from "./bindings";
 import type { Feedback } from "./hooks/useAction";
 import type { useNavigation } from "./hooks/useNavigation";
+import type { SessionEdits } from "./hooks/useSessionEdits";
 import type { useSessionView } from "./hooks/useSessionView";
 import type { useStoredRows } from "./hooks/useStoredRows";
 import { ComparePane } from "./panes/ComparePane";
+import { LibraryView } from "./panes/LibraryView";
 import type { RowActions } from "./panes/MessageRow";
 import { ModelPane } from "./panes/ModelPane";
 import { RequestsPane } from "./panes/RequestsPane";
@@ -31,6 +33,8 @@ export type ViewContext = {
   messageSearch: Ref<HTMLInputElement>;
   feedback: Feedback;
   setSelected: (id: string) => void;
+  /** Renaming and removing sessions. */
+  edits: SessionEdits;
   actions: RowActions;
 };
 
@@ -132,7 +136,31 @@ export const VIEWS: View[] = [
     key: "7",
     perSession: true,
     render: (c, session) => (
-      <ComparePane session={session} forkedFrom={c.view.stored?.forkedFrom?.session ?? null} sessions={c.sessions} onOpen={c.nav.openCompared} />
+      <ComparePane
+        session={session}
+        forkedFrom={c.view.stored?.forkedFrom?.session ?? null}
+        compareWith={c.nav.compareWith}
+        sessions={c.sessions}
+        onOpen={c.nav.openCompared}
+      />
+    ),
+  },
+  {
+    id: "library",
+    label: "Library",
+    key: "8",
+    perSession: false,
+    render: (c) => (
+      <LibraryView
+        sessions={c.sessions}
+        current={c.current?.id ?? null}
+        onOpen={(id) => {
+          c.setSelected(id);
+          c.nav.setTab("stored");
+        }}
+        onCompare={c.nav.openCompare}
+        edits={c.edits}
+      />
     ),
   },
 ];

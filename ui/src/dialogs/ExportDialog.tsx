@@ -5,9 +5,10 @@ import { api } from "../api";
 import type { ExportFormat, ExportOutcome, ExportReview } from "../bindings";
 import { Dialog } from "../components";
 import { errorMessage } from "../events";
+import { extensionOf } from "../logic";
 
 /** The formats offered, as the select lists them. */
-const FORMATS: Array<[ExportFormat, string]> = [
+export const FORMATS: Array<[ExportFormat, string]> = [
   ["markdown", "Markdown — a readable transcript"],
   ["html", "HTML — one self-contained page, readable offline"],
   ["json", "JSON — stored view, compactions and ledger (v1)"],
@@ -50,7 +51,7 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
       setBusy(false);
     }
   };
-  const extension = format === "json" || format === "atif" ? "json" : format === "html" ? "html" : "md";
+  const extension = extensionOf(format);
   return (
     <Dialog title={`Export “${props.title}”`} onClose={props.onClose} testId="export-dialog">
       <label>

@@ -1,7 +1,10 @@
-// The window's dialogs, one per file: compact, a proposed checkpoint, import, export, the proxy
-// (Settings lives in settings/).
+// The window's dialogs, one per file: compact, a proposed checkpoint, import, export (of one
+// session, or of many from the Library view), removing sessions, the proxy (Settings lives in
+// settings/).
+export { BatchExportDialog } from "./BatchExportDialog";
 export { CompactDialog } from "./CompactDialog";
 export { ExportDialog } from "./ExportDialog";
 export { ImportDialog } from "./ImportDialog";
 export { ProposalDialog } from "./ProposalDialog";
 export { ProxyDialog } from "./ProxyDialog";
+export { RemoveDialog } from "./RemoveDialog";

@@ -19,6 +19,8 @@ export function useNavigation(deps: {
   const { selected, setSelected, view, storedRows, feedback } = deps;
   const [tab, setTab] = useState<Tab>("stored");
   const [diff, setDiff] = useState<TrimmedDiff | null>(null);
+  /** Two sessions picked to compare (the Library view): `b` beside `a` while `a` is shown. */
+  const [comparePair, setComparePair] = useState<{ a: string; b: string } | null>(null);
   const pendingJump = useRef<number | null>(null);
 
   useEffect(() => {
@@ -66,6 +68,15 @@ export function useNavigation(deps: {
     else jumpTo(seq);
   };
 
+  /** Two sessions compared: the first shown, the Compare tab with the second beside it. */
+  const openCompare = (a: string, b: string) => {
+    setComparePair({ a, b });
+    if (a !== selected) setSelected(a);
+    setTab("compare");
+  };
+  /** The session to compare the shown one with, when picked (else Compare's own default). */
+  const compareWith = comparePair && comparePair.a === selected ? comparePair.b : null;
+
   /** A call picked in the inspector: the model view of its request. */
   const openCall = (id: number) => {
     if (!selected) return;
@@ -73,5 +84,5 @@ export function useNavigation(deps: {
     view.chooseCall(selected, String(id));
   };
 
-  return { tab, setTab, diff, openDiff, jumpTo, openMessage, openCompared, openCall };
+  return { tab, setTab, diff, openDiff, jumpTo, openMessage, openCompared, openCompare, compareWith, openCall };
 }

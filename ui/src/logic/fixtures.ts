@@ -1,5 +1,6 @@
-// Test fixtures shared by the logic tests: stored messages numbered in transcript order.
-import type { StoredMessage } from "../bindings";
+// Test fixtures shared by the logic tests: stored messages numbered in transcript order, and
+// session summaries.
+import type { SessionSummary, StoredMessage } from "../bindings";
 
 let seq = 0;
 
@@ -14,5 +15,14 @@ export function msg(partial: Partial<StoredMessage>): StoredMessage {
     seq, anchor: seq, role: "user", kind: "user", content: "", chars: 0, toolCalls: [], toolCallId: null, compacted: false, summary: false,
     truncated: false, uncertain: false, reverted: false, createdBy: null, compactedBy: null, createdAt: "2026-11-30T00:00:00Z",
     offView: false, ...partial,
+  };
+}
+
+/** A session summary with every figure zero, `partial` on top. */
+export function summary(partial: Partial<SessionSummary> & { id: string }): SessionSummary {
+  return {
+    title: partial.id, workspace: "/w", project: "/w", liveMessages: 0, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
+    promptTokens: 0, cachedTokens: 0, completionTokens: 0, calls: 0, compactions: 0, savedChars: 0, createdAt: "2026-12-01T00:00:00Z",
+    lastActivity: "2026-12-01T00:00:00Z", costUsd: null, unpricedCalls: 0, subagents: 0, parent: null, ...partial,
   };
 }

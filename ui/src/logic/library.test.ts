@@ -1,10 +1,10 @@
 // Tests of library.ts: grouping, filters and "how long ago".
 import { describe, expect, it } from "vitest";
-import { ago, libraryAgents, libraryRows, NO_LIBRARY_FILTERS } from "./library";
+import { ago, filterLibrary, libraryAgents, libraryProjects, libraryRows, NO_LIBRARY_FILTERS, removedNotice } from "./library";
 
 describe("library", () => {
   const base = { title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
-    promptTokens: 0, cachedTokens: 0, completionTokens: 0, compactions: 0, savedChars: 0, createdAt: "", costUsd: null, unpricedCalls: 0 , subagents: 0, parent: null };
+    promptTokens: 0, cachedTokens: 0, completionTokens: 0, compactions: 0, savedChars: 0, createdAt: "", costUsd: null, unpricedCalls: 0, subagents: 0, parent: null, calls: 0 };
   const now = Date.parse("2026-12-02T12:00:00Z");
   const sessions = [
     { ...base, id: "a", project: "/p/one", lastActivity: "2026-12-01T10:00:00Z", source: "codex" as const, compactions: 1, costUsd: 2 },
@@ -31,6 +31,16 @@ describe("library", () => {
     expect(rows({ grouping: "none", filters: { ...NO_LIBRARY_FILTERS, minCostUsd: 1 } })).toEqual(["a"]);
     expect(rows({ grouping: "none", query: "old" })).toEqual(["d"]);
     expect(libraryAgents(sessions)).toEqual(["alisio", "claude-code", "codex"]);
+  });
+  it("filters by project, the list and the table alike", () => {
+    expect(rows({ grouping: "none", filters: { ...NO_LIBRARY_FILTERS, project: "/p/one" } })).toEqual(["c", "a"]);
+    expect(libraryProjects(sessions)).toEqual(["/p/one", "/p/two"]);
+    // The table's filter keeps the order given (it sorts by itself).
+    expect(filterLibrary(sessions, { ...NO_LIBRARY_FILTERS, project: "/p/one" }, "", now).map((s) => s.id)).toEqual(["a", "c"]);
+  });
+  it("says what was removed", () => {
+    expect(removedNotice([{ session: "a", title: "Fix", messages: 12, calls: 1 }])).toBe("Removed “Fix” (12 messages, 1 call)");
+    expect(removedNotice([{ session: "a", title: "A", messages: 1, calls: 0 }, { session: "b", title: "B", messages: 1500, calls: 2 }])).toBe("Removed 2 sessions (1,501 messages, 2 calls)");
   });
   it("says how long ago", () => {
     expect(ago("2026-12-02T11:58:00Z", now)).toBe("2 min ago");

@@ -1,6 +1,6 @@
 // The library of sessions: filters, grouping by project or agent (newest first), the agents present,
 // and how long ago a session was active.
-import type { SessionSummary } from "../bindings";
+import type { Removed, SessionSummary } from "../bindings";
 import { filterSessions } from "./search";
 
 /** How the library groups sessions. */
@@ -10,6 +10,8 @@ export type LibraryGrouping = "project" | "agent" | "none";
 export interface LibraryFilters {
   /** `"alisio"` for Alisio's own sessions, else an importer's source name. */
   agent: string | null;
+  /** Only sessions of this project (as `projectOf` names it). */
+  project: string | null;
   /** Only sessions active in the last this many days. */
   days: number | null;
   hasCompactions: boolean;
@@ -17,7 +19,7 @@ export interface LibraryFilters {
   minCostUsd: number;
 }
 
-export const NO_LIBRARY_FILTERS: LibraryFilters = { agent: null, days: null, hasCompactions: false, minCostUsd: 0 };
+export const NO_LIBRARY_FILTERS: LibraryFilters = { agent: null, project: null, days: null, hasCompactions: false, minCostUsd: 0 };
 
 /** One row of the library: a group's header or a session. */
 export type LibraryRow =
@@ -27,6 +29,27 @@ export type LibraryRow =
 /** The agent a session belongs to: its importer's source, or Alisio itself. */
 export function agentOf(s: SessionSummary): string {
   return s.source ?? "alisio";
+}
+
+/** The project a session belongs to, as the library groups and filters by it. */
+export function projectOf(s: SessionSummary): string {
+  return s.project || s.workspace || "(no project)";
+}
+
+/**
+ * The sessions that pass `filters` and the text filter `query` (title, id or workspace), in the
+ * order given: the sidebar's list and the Library view's table filter alike.
+ */
+export function filterLibrary(sessions: SessionSummary[], filters: LibraryFilters, query: string, now: number): SessionSummary[] {
+  const since = filters.days === null ? null : now - filters.days * 86_400_000;
+  return filterSessions(sessions, query).filter(
+    (s) =>
+      (filters.agent === null || agentOf(s) === filters.agent) &&
+      (filters.project === null || projectOf(s) === filters.project) &&
+      (since === null || Date.parse(s.lastActivity) >= since) &&
+      (!filters.hasCompactions || s.compactions > 0) &&
+      (filters.minCostUsd <= 0 || (s.costUsd ?? 0) >= filters.minCostUsd),
+  );
 }
 
 /**
@@ -39,20 +62,13 @@ export function libraryRows(
   options: { grouping: LibraryGrouping; filters: LibraryFilters; query: string; collapsed: ReadonlySet<string>; now: number },
 ): LibraryRow[] {
   const { grouping, filters, collapsed, now } = options;
-  const since = filters.days === null ? null : now - filters.days * 86_400_000;
-  const kept = filterSessions(sessions, options.query).filter(
-    (s) =>
-      (filters.agent === null || agentOf(s) === filters.agent) &&
-      (since === null || Date.parse(s.lastActivity) >= since) &&
-      (!filters.hasCompactions || s.compactions > 0) &&
-      (filters.minCostUsd <= 0 || (s.costUsd ?? 0) >= filters.minCostUsd),
-  );
+  const kept = filterLibrary(sessions, filters, options.query, now);
   const newest = (a: SessionSummary, b: SessionSummary) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0);
   kept.sort(newest);
   if (grouping === "none") return kept.map((s) => ({ kind: "session", key: s.id, session: s }));
   const groups = new Map<string, SessionSummary[]>();
   for (const s of kept) {
-    const key = grouping === "agent" ? agentOf(s) : s.project || s.workspace || "(no project)";
+    const key = grouping === "agent" ? agentOf(s) : projectOf(s);
     const list = groups.get(key);
     if (list) list.push(s);
     else groups.set(key, [s]);
@@ -72,6 +88,11 @@ export function libraryAgents(sessions: SessionSummary[]): string[] {
   return [...new Set(sessions.map(agentOf))].sort();
 }
 
+/** The projects present among `sessions`, for the project filter. */
+export function libraryProjects(sessions: SessionSummary[]): string[] {
+  return [...new Set(sessions.map(projectOf))].sort();
+}
+
 /** "3 min ago", "yesterday", "12 Nov": how long ago a session was last active. */
 export function ago(iso: string, now: number): string {
   const ms = now - Date.parse(iso);
@@ -85,4 +106,12 @@ export function ago(iso: string, now: number): string {
   if (days === 1) return "yesterday";
   if (days < 7) return `${days} days ago`;
   return new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "short", year: days > 300 ? "numeric" : undefined });
+}
+
+/** The notice after sessions were removed: the one by its title, or how many, with what went. */
+export function removedNotice(removed: Removed[]): string {
+  const messages = removed.reduce((n, r) => n + r.messages, 0);
+  const calls = removed.reduce((n, r) => n + r.calls, 0);
+  const what = `${messages.toLocaleString("en-US")} message${messages === 1 ? "" : "s"}, ${calls.toLocaleString("en-US")} call${calls === 1 ? "" : "s"}`;
+  return removed.length === 1 ? `Removed “${removed[0].title}” (${what})` : `Removed ${removed.length} sessions (${what})`;
 }

@@ -6,7 +6,7 @@ describe("session figures", () => {
   it("reports what the server said and labels the estimate", () => {
     const s = { id: "s", title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
       promptTokens: 2000, cachedTokens: 1500, completionTokens: 300, compactions: 2, savedChars: 40_000, createdAt: "", lastActivity: "",
-      costUsd: null, unpricedCalls: 0, project: "/w", subagents: 0, parent: null };
+      costUsd: null, unpricedCalls: 0, project: "/w", subagents: 0, parent: null, calls: 0 };
     expect(sessionFigures(s)).toEqual(["cache 75 % of 2,000 tokens in", "300 tokens out", "2 compactions", "≈ 10.0k tokens saved (estimate)"]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0 })).toEqual([]);
     expect(sessionFigures({ ...s, promptTokens: 0, compactions: 0, savedChars: 0, costUsd: 0.0421, unpricedCalls: 2 })).toEqual(["$0.042100 + 2 unpriced"]);

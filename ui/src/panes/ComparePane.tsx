@@ -6,13 +6,21 @@ import type { AlignedMessage, SessionDiff, SessionSummary, SessionTotals } from 
 import { errorMessage } from "../events";
 import { compareRows, excerpt } from "../logic";
 
-export function ComparePane(props: { session: string; forkedFrom: string | null; sessions: SessionSummary[]; onOpen: (id: string, seq: number) => void }) {
+export function ComparePane(props: {
+  session: string;
+  forkedFrom: string | null;
+  /** The other session asked for (two picked in the Library view); else the source, else the first. */
+  compareWith?: string | null;
+  sessions: SessionSummary[];
+  onOpen: (id: string, seq: number) => void;
+}) {
   const others = props.sessions.filter((s) => s.id !== props.session);
-  const [other, setOther] = useState<string | null>(props.forkedFrom ?? others[0]?.id ?? null);
+  const initial = () => props.compareWith ?? props.forkedFrom ?? others[0]?.id ?? null;
+  const [other, setOther] = useState<string | null>(initial);
   const [diff, setDiff] = useState<SessionDiff | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [showShared, setShowShared] = useState(false);
-  useEffect(() => setOther(props.forkedFrom ?? others[0]?.id ?? null), [props.session, props.forkedFrom]);
+  useEffect(() => setOther(initial()), [props.session, props.forkedFrom, props.compareWith]);
   useEffect(() => {
     setDiff(null);
     setError(null);

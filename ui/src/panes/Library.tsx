@@ -1,9 +1,12 @@
 // The library: every session, grouped by project or agent, newest activity first, filtered by
-// agent, date, compactions and cost, virtualized (thousands of sessions scroll like ten).
-import { useCallback, useMemo, useState } from "preact/hooks";
+// agent, date, compactions and cost, virtualized (thousands of sessions scroll like ten). F2 renames
+// the session shown in place.
+import { useCallback, useMemo, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../bindings";
 import { ago, formatTokens, formatUsd, libraryAgents, libraryRows, NO_LIBRARY_FILTERS, sessionFigures, type LibraryFilters, type LibraryGrouping, type LibraryRow } from "../logic";
 import { VirtualList } from "../VirtualList";
+import { FilterCount, FilterSelects, isFiltered } from "./LibraryFilters";
+import { RenameInput } from "./RenameInput";
 
 const GROUPING_KEY = "alisio.library.grouping";
 
@@ -12,10 +15,19 @@ function storedGrouping(): LibraryGrouping {
   return value === "agent" || value === "none" ? value : "project";
 }
 
-export function Library(props: { sessions: SessionSummary[]; query: string; selected: string | null; onSelect: (id: string) => void }) {
+export function Library(props: {
+  sessions: SessionSummary[];
+  query: string;
+  selected: string | null;
+  onSelect: (id: string) => void;
+  /** A new title (blank: the agent's own) for a session. */
+  onRename: (id: string, title: string) => unknown;
+}) {
   const [grouping, setGrouping] = useState<LibraryGrouping>(storedGrouping);
   const [filters, setFilters] = useState<LibraryFilters>(NO_LIBRARY_FILTERS);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const root = useRef<HTMLDivElement>(null);
   const now = Date.now();
   const rows = useMemo(
     () => libraryRows(props.sessions, { grouping, filters, query: props.query, collapsed, now }),
@@ -37,8 +49,19 @@ export function Library(props: { sessions: SessionSummary[]; query: string; sele
   };
   const keyOf = useCallback((i: number) => rows[i]?.key ?? String(i), [rows]);
   const estimate = useCallback((i: number) => (rows[i]?.kind === "group" ? 37 : 66), [rows]);
-  // Arrow keys walk the sessions shown; Enter is the button's own.
+  // Back on the session's button once the field closes, so the arrow keys go on walking the list.
+  const renamed = (id: string, title: string | null) => {
+    setRenaming(null);
+    if (title !== null) props.onRename(id, title);
+    requestAnimationFrame(() => root.current?.querySelector<HTMLElement>(".session.active")?.focus());
+  };
+  // Arrow keys walk the sessions shown; Enter is the button's own; F2 renames the one shown.
   const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "F2" && props.selected) {
+      e.preventDefault();
+      setRenaming(props.selected);
+      return;
+    }
     if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
     const ids = rows.flatMap((r) => (r.kind === "session" ? [r.session.id] : []));
     if (!ids.length) return;
@@ -54,7 +77,7 @@ export function Library(props: { sessions: SessionSummary[]; query: string; sele
     [props.selected],
   );
   return (
-    <div class="library" onKeyDown={onKeyDown} data-testid="library">
+    <div class="library" ref={root} onKeyDown={onKeyDown} data-testid="library">
       <LibraryControls
         grouping={grouping}
         onGroup={group}
@@ -72,7 +95,7 @@ export function Library(props: { sessions: SessionSummary[]; query: string; sele
         testId="sessions"
         recycle
         reveal={selectedRow}
-        render={(i) => <LibraryItem row={rows[i]} selected={props.selected} now={now} onSelect={props.onSelect} onToggle={toggle} />}
+        render={(i) => <LibraryItem row={rows[i]} selected={props.selected} now={now} onSelect={props.onSelect} onToggle={toggle} renaming={renaming} onRenamed={renamed} />}
       />
     </div>
   );
@@ -90,8 +113,7 @@ function LibraryControls(props: {
   shown: number;
   total: number;
 }) {
-  const { grouping, filters, agents, shown } = props;
-  const filtered = filters !== NO_LIBRARY_FILTERS;
+  const { grouping, filters } = props;
   return (
     <div class="library-controls">
       <label class="small">
@@ -102,59 +124,24 @@ function LibraryControls(props: {
           <option value="none">none</option>
         </select>
       </label>
-      <select
-        value={filters.agent ?? ""}
-        title="Agent"
-        onChange={(e) => props.onFilters({ ...filters, agent: (e.target as HTMLSelectElement).value || null })}
-        data-testid="library-agent"
-      >
-        <option value="">every agent</option>
-        {agents.map((a) => (
-          <option value={a}>{a}</option>
-        ))}
-      </select>
-      <select
-        value={filters.days ?? ""}
-        title="Last active"
-        onChange={(e) => {
-          const v = (e.target as HTMLSelectElement).value;
-          props.onFilters({ ...filters, days: v ? Number(v) : null });
-        }}
-        data-testid="library-days"
-      >
-        <option value="">any time</option>
-        <option value="1">last day</option>
-        <option value="7">last 7 days</option>
-        <option value="30">last 30 days</option>
-      </select>
-      <select
-        value={String(filters.minCostUsd)}
-        title="Cost"
-        onChange={(e) => props.onFilters({ ...filters, minCostUsd: Number((e.target as HTMLSelectElement).value) })}
-        data-testid="library-cost"
-      >
-        <option value="0">any cost</option>
-        <option value="0.01">≥ $0.01</option>
-        <option value="1">≥ $1</option>
-        <option value="10">≥ $10</option>
-      </select>
-      <label class="small" title="Only sessions with a compaction">
-        <input type="checkbox" checked={filters.hasCompactions} onChange={(e) => props.onFilters({ ...filters, hasCompactions: (e.target as HTMLInputElement).checked })} data-testid="library-compacted" />{" "}
-        compacted
-      </label>
+      <FilterSelects filters={filters} onFilters={props.onFilters} agents={props.agents} testPrefix="library" />
       <span class="muted small" data-testid="library-count" data-groups={props.groups}>
-        {shown === props.total ? `${shown} sessions` : `${shown} of ${props.total} sessions`}
-        {filtered && (
-          <button class="link small" onClick={() => props.onFilters(NO_LIBRARY_FILTERS)}>
-            clear
-          </button>
-        )}
+        <FilterCount shown={props.shown} total={props.total} filtered={isFiltered(filters)} onClear={() => props.onFilters(NO_LIBRARY_FILTERS)} />
       </span>
     </div>
   );
 }
 
-function LibraryItem(props: { row: LibraryRow; selected: string | null; now: number; onSelect: (id: string) => void; onToggle: (key: string) => void }) {
+function LibraryItem(props: {
+  row: LibraryRow;
+  selected: string | null;
+  now: number;
+  onSelect: (id: string) => void;
+  onToggle: (key: string) => void;
+  renaming: string | null;
+  /** The field closed: the title typed, or null when cancelled. */
+  onRenamed: (id: string, title: string | null) => void;
+}) {
   const { row } = props;
   if (row.kind === "group") {
     const key = row.key.slice("group:".length);
@@ -169,9 +156,16 @@ function LibraryItem(props: { row: LibraryRow; selected: string | null; now: num
   }
   const s = row.session;
   const messages = s.liveMessages + s.compactedMessages;
+  if (props.renaming === s.id) {
+    return (
+      <div class="session active renaming">
+        <RenameInput key={s.id} title={s.title} agentTitle={s.agentTitle} onSave={(title) => props.onRenamed(s.id, title)} onCancel={() => props.onRenamed(s.id, null)} />
+      </div>
+    );
+  }
   return (
     <button class={`session ${s.id === props.selected ? "active" : ""}`} onClick={() => props.onSelect(s.id)} data-testid="session-item">
-      <span class="title">
+      <span class="title" title={s.agentTitle ? `${s.title}\nAgent's title: ${s.agentTitle}` : s.title}>
         {s.source && (
           <span class="badge source" data-testid="source-badge" title={s.sourcePath}>
             {s.source}

@@ -15,6 +15,8 @@ export function SessionsPane(props: {
   selected: string | null;
   searchRef: Ref<HTMLInputElement>;
   onSelect: (id: string | null) => void;
+  /** A new title (blank: the agent's own) for a session (F2 in the list). */
+  onRename: (id: string, title: string) => unknown;
   onSettings: () => void;
   onImport: (path?: string) => void;
   /** A search hit was picked: open its session at the message. */
@@ -70,7 +72,7 @@ export function SessionsPane(props: {
           ))}
         </div>
       )}
-      <Library sessions={props.sessions} query={query} selected={props.selected} onSelect={props.onSelect} />
+      <Library sessions={props.sessions} query={query} selected={props.selected} onSelect={props.onSelect} onRename={props.onRename} />
       <div class="sources" data-testid="sources">
         <div class="muted small">Other agents' sessions (followed while open)</div>
         {props.importing && (

@@ -1,0 +1,36 @@
+// The Library view's columns shown and its sort, remembered across starts (localStorage); a value
+// that cannot be read (edited by hand, from an older version) gives the defaults.
+import { useEffect, useState } from "preact/hooks";
+import { nextSort, parseColumns, parseSort, toggleColumn, type ColumnId } from "../logic";
+
+const COLUMNS_KEY = "alisio.libraryColumns";
+const SORT_KEY = "alisio.librarySort";
+
+function read(key: string): string | null {
+  try {
+    return globalThis.localStorage?.getItem(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function write(key: string, value: string) {
+  try {
+    globalThis.localStorage?.setItem(key, value);
+  } catch {
+    // Storage full or refused: the choice holds until the window closes.
+  }
+}
+
+export function useLibraryPrefs() {
+  const [columns, setColumns] = useState(() => parseColumns(read(COLUMNS_KEY)));
+  const [sort, setSort] = useState(() => parseSort(read(SORT_KEY)));
+  useEffect(() => write(COLUMNS_KEY, JSON.stringify(columns)), [columns]);
+  useEffect(() => write(SORT_KEY, JSON.stringify(sort)), [sort]);
+  return {
+    columns,
+    toggleColumn: (column: ColumnId) => setColumns((current) => toggleColumn(current, column)),
+    sort,
+    sortBy: (column: ColumnId) => setSort((current) => nextSort(current, column)),
+  };
+}
