@@ -1,7 +1,9 @@
 // The window over a big library (#24): opens the app on a home that follows N sessions (HOME with
 // the agents' folders, ALISIO_HOME already imported), scrolls the whole session list, opens 10
 // sessions, then measures the web process's memory and, over IDLE_SECONDS (default 300), the CPU
-// the app and its web process use while nothing changes.
+// the app and its web process use while nothing changes. The Library view (#39): the time from its
+// tab to every row's table painted, each of three sorts, and the web process after scrolling every
+// row.
 //
 //   ALISIO_APP=target/release/alisio BENCH_HOME=/tmp/lib5000 BENCH_ALISIO_HOME=/tmp/m-now/alisio \
 //     xvfb-run -a node tests/bench/window.mjs
@@ -68,6 +70,7 @@ try {
     await sleep(500);
   }
   console.log("opened 10 sessions");
+  await libraryView();
   await sleep(3000);
   const web = processes(/^WebKitWebProces/);
   const main = processes(/^alisio(-window)?$/);
@@ -80,4 +83,33 @@ try {
 } finally {
   await driver?.close();
   tauriDriver.kill();
+}
+
+/** The Library view: first paint, scrolling every row, sorting by three columns. */
+async function libraryView() {
+  const painted = () => driver.execute("return document.querySelectorAll('[data-testid=library-row]').length");
+  let started = Date.now();
+  await driver.execute("document.querySelector('[data-testid=tab-library]').click()");
+  while ((await painted()) === 0) await sleep(5);
+  const count = await driver.execute("return document.querySelector('[data-testid=library-view] [data-testid=library-count]').textContent");
+  console.log(`Library view first paint: ${Date.now() - started} ms (${count})`);
+  const steps = await driver.execute(`
+    const t = document.querySelector('[data-testid=library-table] .vlist') ?? document.querySelector('[data-testid=library-table]');
+    return Math.ceil(t.scrollHeight / t.clientHeight);`);
+  for (let i = 0; i <= steps; i++) {
+    await driver.execute(`const t = document.querySelector('[data-testid=library-table] .vlist') ?? document.querySelector('[data-testid=library-table]'); t.scrollTop = ${i} * t.clientHeight;`);
+    await sleep(20);
+  }
+  console.log(`Library view: scrolled ${steps} screens`);
+  for (const column of ["tokensIn", "cost", "lastActive"]) {
+    const first = () => driver.execute("const r = document.querySelector('[data-testid=library-row]'); return r ? r.dataset.session : ''");
+    const before = await first();
+    started = Date.now();
+    await driver.execute(`document.querySelector('[data-testid=library-header-${column}]').click()`);
+    const order = () => driver.execute(`return document.querySelector('[data-testid=library-header-${column}]').getAttribute('aria-sort')`);
+    while (!["ascending", "descending"].includes(await order())) await sleep(5);
+    console.log(`Library view: sorted by ${column} in ${Date.now() - started} ms (first row ${before === (await first()) ? "unchanged" : "changed"})`);
+  }
+  await sleep(2000);
+  console.log(`Library view: web process RSS after scrolling every row and three sorts: ${processes(/^WebKitWebProces/).map((p) => p.rss.toFixed(0)).join(", ")} MB`);
 }
