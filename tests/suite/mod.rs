@@ -27,6 +27,7 @@ mod orphans;
 mod pins;
 mod profiles;
 mod proxy;
+mod prune;
 mod real_server;
 mod rereads;
 mod search;

@@ -17,7 +17,7 @@ arguments: string, };
 
 export type Api = "chat" | "responses" | "anthropic";
 
-export type Strategy = "native" | "cache" | "mask" | "hybrid";
+export type Strategy = "native" | "cache" | "mask" | "hybrid" | "prune";
 
 export type Permission = "allow" | "ask" | "deny";
 
@@ -257,7 +257,7 @@ fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, }
  */
 fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "telemetry_failed", endpoint: string, error: string, } | { "type": "mcp_server_failed", server: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
 
-export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown" | "mask";
+export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown" | "mask" | "prune";
 
 export type Size = { chars: number, tokens: number, };
 
@@ -334,6 +334,10 @@ summarized: number,
  * Tool results replaced by placeholders.
  */
 masked: number, 
+/**
+ * Tool outputs and answers that lose lines.
+ */
+pruned: number, 
 /**
  * The pinned block carried after a checkpoint, in tokens.
  */

@@ -311,7 +311,8 @@ export const CONFIG_SCHEMA = {
         "native",
         "cache",
         "mask",
-        "hybrid"
+        "hybrid",
+        "prune"
       ]
     },
     "CacheCompactConfig": {

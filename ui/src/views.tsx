@@ -88,7 +88,9 @@ export const VIEWS: View[] = [
     label: "Compactions",
     key: "3",
     perSession: true,
-    render: (c, session) => <Timeline session={session} compactions={c.view.stored?.compactions ?? []} onJump={c.nav.jumpTo} />,
+    render: (c, session) => (
+      <Timeline session={session} compactions={c.view.stored?.compactions ?? []} version={c.view.stored?.modelCalls.length ?? 0} onJump={c.nav.jumpTo} />
+    ),
   },
   {
     id: "diffs",

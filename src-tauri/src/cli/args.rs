@@ -184,7 +184,7 @@ pub struct CompactArgs {
     /// Store a proposed checkpoint without applying it
     #[arg(long, conflicts_with_all = ["apply", "undo", "discard"])]
     pub preview: bool,
-    /// Compact with this strategy instead of compaction.strategy: native, cache, mask or hybrid
+    /// Compact with this strategy instead of compaction.strategy: native, cache, mask, hybrid or prune
     #[arg(long, value_parser = strategy, conflicts_with_all = ["preview", "apply", "undo", "discard"])]
     pub strategy: Option<Strategy>,
     /// What each strategy would make of the next request (tokens before/after); nothing is applied
@@ -218,7 +218,7 @@ pub enum CompactMode {
         session: String,
         #[arg(long)]
         focus: Option<String>,
-        /// native, cache, mask or hybrid (default: compaction.strategy)
+        /// native, cache, mask, hybrid or prune (default: compaction.strategy)
         #[arg(long, value_parser = strategy)]
         strategy: Option<Strategy>,
     },
@@ -270,7 +270,7 @@ impl CompactArgs {
 }
 
 fn strategy(text: &str) -> Result<Strategy, String> {
-    text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask or hybrid"))
+    text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask, hybrid or prune"))
 }
 
 pub use super::subcommands::{

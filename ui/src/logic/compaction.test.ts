@@ -41,10 +41,11 @@ describe("why a compaction fired", () => {
 });
 
 describe("the compaction dialog's strategy previews", () => {
-  const base = { strategy: "mask" as const, isDefault: false, unavailable: null, beforeTokens: 12_300, afterTokens: 4_100, checkpointMaxTokens: null, checkpointLastTokens: null, summarizerTokens: null, summarized: 0, masked: 6, pinnedTokens: 40 };
+  const base = { strategy: "mask" as const, isDefault: false, unavailable: null, beforeTokens: 12_300, afterTokens: 4_100, checkpointMaxTokens: null, checkpointLastTokens: null, summarizerTokens: null, summarized: 0, masked: 6, pruned: 0, pinnedTokens: 40 };
   it("says before → after, with the checkpoint the model writes apart", () => {
     expect(strategyEffect(base)).toBe("≈ 12.3k tokens → 4,100 tokens");
     expect(strategyWork(base)).toBe("masks 6 tool results · no model call");
+    expect(strategyWork({ ...base, strategy: "prune", masked: 0, pruned: 3 })).toBe("prunes lines of 3 outputs and answers · no model call");
     const summary = { ...base, strategy: "native" as const, masked: 0, checkpointMaxTokens: 1200, summarizerTokens: 12_300, summarized: 14 };
     expect(strategyEffect(summary)).toBe("≈ 12.3k tokens → 4,100 tokens + a checkpoint ≤ 1,200 tokens");
     expect(strategyWork(summary)).toBe("summarizes 14 messages (the summarizer reads 12.3k tokens) · pins carried: 40 tokens");

@@ -63,6 +63,7 @@ export const STRATEGY_TEXT: Record<Strategy, { name: string; what: string }> = {
   cache: { name: "Cache-compatible summary", what: "the live request is summarized by appending (its prefix read from cache), then all of it is cut" },
   mask: { name: "Mask", what: "old tool results become one-line placeholders; no model call" },
   hybrid: { name: "Hybrid", what: "mask first; summarize only if still over the threshold" },
+  prune: { name: "Prune", what: "old outputs and answers lose whole lines, nothing rewritten; no model call" },
 };
 
 /**
@@ -80,6 +81,7 @@ export function strategyEffect(p: StrategyPreview): string {
 export function strategyWork(p: StrategyPreview): string {
   const parts: string[] = [];
   if (p.masked > 0) parts.push(`masks ${p.masked} tool result${p.masked === 1 ? "" : "s"}`);
+  if (p.pruned > 0) parts.push(`prunes lines of ${p.pruned} output${p.pruned === 1 ? "" : "s"} and answer${p.pruned === 1 ? "" : "s"}`);
   if (p.summarizerTokens !== null) parts.push(`summarizes ${p.summarized} message${p.summarized === 1 ? "" : "s"} (the summarizer reads ${formatTokens(p.summarizerTokens)})`);
   if (p.summarizerTokens === null) parts.push("no model call");
   if (p.pinnedTokens > 0 && p.checkpointMaxTokens !== null) parts.push(`pins carried: ${formatTokens(p.pinnedTokens)}`);

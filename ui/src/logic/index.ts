@@ -10,6 +10,7 @@ export * from "./library";
 export * from "./libraryTable";
 export * from "./meter";
 export * from "./requests";
+export * from "./rereads";
 export * from "./schema";
 export * from "./search";
 export * from "./selection";

@@ -1,19 +1,20 @@
-// The sidebar: a full-text search over every message (Ctrl+K) whose hits open the session at the
-// message, the library of sessions (Library.tsx), other agents' session folders, new session and
-// settings.
-import type { Ref } from "preact";
-import { useEffect, useState } from "preact/hooks";
+// The sidebar: a full-text search over every message (Ctrl+K) whose hits, grouped by session
+// (SearchHits.tsx), open the session at the message, the library of sessions (Library.tsx), other
+// agents' session folders, new session and settings.
+import type { RefObject } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { SearchResult, SessionSummary, SourceSummary } from "../bindings";
 import { errorMessage } from "../events";
 import { Library } from "./Library";
+import { SearchHits, walkHits } from "./SearchHits";
 
 export function SessionsPane(props: {
   sessions: SessionSummary[];
   /** A long import's progress line, while it runs. */
   importing: string | null;
   selected: string | null;
-  searchRef: Ref<HTMLInputElement>;
+  searchRef: RefObject<HTMLInputElement>;
   onSelect: (id: string | null) => void;
   /** A new title (blank: the agent's own) for a session (F2 in the list). */
   onRename: (id: string, title: string) => unknown;
@@ -28,6 +29,7 @@ export function SessionsPane(props: {
   const [fts, setFts] = useState(false);
   const [found, setFound] = useState<SearchResult | null>(null);
   const [searchError, setSearchError] = useState<string | null>(null);
+  const hits = useRef<HTMLDivElement>(null);
   useEffect(() => {
     // Every stored message, searched as the query settles.
     setSearchError(null);
@@ -49,28 +51,28 @@ export function SessionsPane(props: {
   return (
     <aside class="sidebar">
       <div class="brand">Alisio</div>
-      <input ref={props.searchRef} class="search" placeholder="Search sessions and messages (Ctrl+K)" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} data-testid="session-search" />
+      <input
+        ref={props.searchRef}
+        class="search"
+        placeholder="Search sessions and messages (Ctrl+K)"
+        value={query}
+        onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+        // ↓ into the hits; from there ↑/↓ walk them and ↑ on the first comes back.
+        onKeyDown={(e) => walkHits(hits.current, e.target, e.key) && e.preventDefault()}
+        data-testid="session-search"
+      />
       <label class="small muted search-mode" title="Search in SQLite FTS5 syntax: words, &quot;phrases&quot;, prefix*, AND / OR / NOT">
         <input type="checkbox" checked={fts} onChange={(e) => setFts((e.target as HTMLInputElement).checked)} data-testid="search-fts" /> FTS syntax
       </label>
       {(found || searchError) && (
-        <div class="search-hits" data-testid="search-hits">
-          {searchError && <div class="muted small">{searchError}</div>}
-          {found && (
-            <div class="muted small" data-testid="search-total">
-              {found.total === 0 ? "No message matches" : `${found.total} message${found.total === 1 ? "" : "s"} match${found.total === 1 ? "es" : ""}`}
-              {found.total > found.hits.length ? ` (best ${found.hits.length} shown)` : ""}
-            </div>
-          )}
-          {found?.hits.map((h) => (
-            <button class="search-hit" onClick={() => props.onOpenMessage(h.session, h.seq)} title={`${h.project} · ${h.at}`} data-testid="search-hit">
-              <span class="small"><span class="badge source">{h.source}</span> {h.title} · #{h.seq} {h.role}</span>
-              <span class="snippet small">
-                {h.snippet.split(/(\[[^\]]*\])/).map((part) => (part.startsWith("[") && part.endsWith("]") ? <mark>{part.slice(1, -1)}</mark> : part))}
-              </span>
-            </button>
-          ))}
-        </div>
+        <SearchHits
+          found={found}
+          error={searchError}
+          sessions={props.sessions}
+          listRef={hits}
+          onOpenMessage={props.onOpenMessage}
+          onLeave={() => props.searchRef.current?.focus()}
+        />
       )}
       <Library sessions={props.sessions} query={query} selected={props.selected} onSelect={props.onSelect} onRename={props.onRename} />
       <div class="sources" data-testid="sources">

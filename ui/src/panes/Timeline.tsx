@@ -1,17 +1,28 @@
 // The compaction audit timeline (Ctrl+3): reason, focus, time, before → after, the span it
-// summarized (in transcript order, linked to the transcript), partial, plugin reports, reverted.
+// summarized (in transcript order, linked to the transcript), partial, plugin reports, reverted,
+// and what was fetched again after each (Rereads.tsx).
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { CompactionCost, CompactionView } from "../bindings";
+import type { CompactionCost, CompactionView, Reread } from "../bindings";
 import { FidelityReport } from "../components";
-import { formatChars, formatSpan, formatTokens, formatUsd, tokensOf, triggerText } from "../logic";
+import { formatChars, formatSpan, formatTokens, formatUsd, rereadsByCompaction, tokensOf, triggerText } from "../logic";
+import { Rereads } from "./Rereads";
 
 /** Every compaction and reduction, newest first, each linked to its span in the transcript. */
-export function Timeline(props: { session: string; compactions: CompactionView[]; onJump: (seq: number) => void }) {
+export function Timeline(props: {
+  session: string;
+  compactions: CompactionView[];
+  /** Grows as the session goes on (its model calls): what was fetched again is read anew. */
+  version: number;
+  onJump: (seq: number) => void;
+}) {
   const [costs, setCosts] = useState<Map<number, CompactionCost>>(new Map());
+  // A compaction added, applied or reverted.
+  const changed = props.compactions.map((c) => `${c.id}:${c.status}`).join();
   useEffect(() => {
     api.callsCompactionCosts({ session: props.session }).then((list) => setCosts(new Map(list.map((c) => [c.compaction, c]))), () => {});
-  }, [props.session, props.compactions.length]);
+  }, [props.session, changed]);
+  const rereads = useRereads(props.session, changed, props.version);
   return (
     <div class="timeline" data-testid="timeline">
       {props.compactions.length === 0 && <div class="empty">No compactions yet.</div>}
@@ -51,8 +62,28 @@ export function Timeline(props: { session: string; compactions: CompactionView[]
               show the span in the transcript
             </button>
           )}
+          <Rereads compaction={c.id} rereads={rereads.get(c.id) ?? []} onJump={props.onJump} />
         </div>
       ))}
     </div>
   );
+}
+
+const NONE = new Map<number, Reread[]>();
+
+/** The session's re-reads by compaction, read again when a compaction changes or the session goes on. */
+function useRereads(session: string, changed: string, version: number): Map<number, Reread[]> {
+  const [rereads, setRereads] = useState<{ session: string; by: Map<number, Reread[]> } | null>(null);
+  useEffect(() => {
+    let current = true;
+    api.callsRereads({ session }).then(
+      (r) => current && setRereads({ session, by: rereadsByCompaction(r.rereads) }),
+      () => current && setRereads({ session, by: new Map() }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [session, changed, version]);
+  // Another session's, until this one's arrive: none.
+  return rereads?.session === session ? rereads.by : NONE;
 }

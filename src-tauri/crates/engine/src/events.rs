@@ -18,16 +18,19 @@ pub enum CompactionReason {
     Unknown,
     /// Old tool results masked (`compaction.strategy` `mask` or `hybrid`).
     Mask,
+    /// Whole lines of old tool outputs and answers deleted (`compaction.strategy` `prune`).
+    Prune,
 }
 
 impl CompactionReason {
-    pub const ALL: [CompactionReason; 6] = [
+    pub const ALL: [CompactionReason; 7] = [
         CompactionReason::Manual,
         CompactionReason::Auto,
         CompactionReason::Budget,
         CompactionReason::Cache,
         CompactionReason::Unknown,
         CompactionReason::Mask,
+        CompactionReason::Prune,
     ];
 
     pub fn as_str(self) -> &'static str {

@@ -139,7 +139,10 @@ pub fn totals(store: &Store, session: &Session, forensics: &Forensics) -> Result
         .compactions(&session.id)?
         .iter()
         .filter(|r| r.status == crate::store::compactions::Status::Applied)
-        .filter(|r| r.checkpoint().is_some() || r.reason == crate::events::CompactionReason::Mask)
+        .filter(|r| {
+            r.checkpoint().is_some()
+                || matches!(r.reason, crate::events::CompactionReason::Mask | crate::events::CompactionReason::Prune)
+        })
         .count() as u64;
     let mut tools = BTreeMap::new();
     let mut files = Vec::new();

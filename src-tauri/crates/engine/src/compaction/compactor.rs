@@ -1,6 +1,7 @@
 //! *How* a session's history is compacted: one [`Compactor`] per strategy (`native` summarizes all
 //! but the kept turns, `cache` summarizes by appending to the live request and cuts all of it,
-//! `mask` replaces old tool results, `hybrid` masks and summarizes only when still over). Which
+//! `mask` replaces old tool results, `hybrid` masks and summarizes only when still over, `prune`
+//! deletes whole lines of old outputs and answers). Which
 //! one runs and *when* is the guard's business (`guard`); this module decides nothing about timing.
 
 use futures_util::future::BoxFuture;
@@ -10,6 +11,7 @@ use super::cache;
 use super::fit::pressure;
 use super::mask::mask;
 use super::plugins::CompactionPlugin;
+use super::prune::prune;
 use super::summarize::{compact, CompactOutcome};
 use crate::config::{Config, Strategy};
 use crate::context::Context;
@@ -81,6 +83,20 @@ impl Compactor for Mask {
     }
 }
 
+/// Whole lines of old outputs and answers deleted; no summarizer.
+pub struct Prune;
+
+impl Compactor for Prune {
+    fn compact<'a>(
+        &'a self,
+        ctx: &'a Context<'a>,
+        r: CompactRequest<'a>,
+        trigger: Trigger,
+    ) -> BoxFuture<'a, Result<CompactOutcome>> {
+        Box::pin(async move { prune(ctx, r.focus, &trigger).await })
+    }
+}
+
 /// Mask first; summarize only when the request is still over the threshold.
 pub struct Hybrid<'p> {
     pub plugins: &'p [Box<dyn CompactionPlugin>],
@@ -121,6 +137,7 @@ pub fn compactor_for<'p>(
         Strategy::Cache => Box::new(Cache),
         Strategy::Mask => Box::new(Mask),
         Strategy::Hybrid => Box::new(Hybrid { plugins }),
+        Strategy::Prune => Box::new(Prune),
     }
 }
 

@@ -264,7 +264,7 @@ mod tests {
         assert_eq!((m.window_trusted, m.limit_tokens), (false, file.limits.max_context_chars / 4));
         assert_eq!(meter(&resolve(&file), pressure, None).limit_tokens, file.limits.max_context_chars / 4);
         // Each of the four strategies is named as configured; cache's trigger is its own, as a fraction.
-        for strategy in [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid] {
+        for strategy in [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid, Strategy::Prune] {
             file.compaction.strategy = strategy;
             let m = meter(&resolve(&file), pressure, window);
             assert_eq!(m.strategy, strategy);

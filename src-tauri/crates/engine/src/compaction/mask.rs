@@ -44,8 +44,14 @@ fn maskable(message: &Message, protected: &Protected) -> bool {
         && !message.summary
         && (message.created_by.is_none() || message.truncated)
         && message.tool_call_id.is_some()
-        && !protected.seqs.contains(&message.seq)
-        && !protected.texts.iter().any(|t| message.content.contains(t.as_str()))
+        && !protected.covers(message)
+}
+
+impl Protected {
+    /// Whether `message` is pinned or holds a pin's text.
+    pub fn covers(&self, message: &Message) -> bool {
+        self.seqs.contains(&message.seq) || self.texts.iter().any(|t| message.content.contains(t.as_str()))
+    }
 }
 
 /// What masking would replace in `live`: the tool results before the kept turns, each with its

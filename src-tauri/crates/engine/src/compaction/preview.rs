@@ -10,6 +10,7 @@ use super::compactor::default_strategy;
 use super::fit::pressure;
 use super::mask;
 use super::pins;
+use super::prune;
 use super::summarize::{shape_of, summarizer_reads};
 use crate::config::Strategy;
 use crate::context::Context;
@@ -40,11 +41,13 @@ pub struct StrategyPreview {
     pub summarized: u64,
     /// Tool results replaced by placeholders.
     pub masked: u64,
+    /// Tool outputs and answers that lose lines.
+    pub pruned: u64,
     /// The pinned block carried after a checkpoint, in tokens.
     pub pinned_tokens: u64,
 }
 
-/// Every strategy's preview, in the order native, cache, mask, hybrid.
+/// Every strategy's preview, in the order native, cache, mask, hybrid, prune.
 pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
     let live = ctx.store.live_messages(ctx.session_id())?;
     let now = pressure(ctx)?;
@@ -65,6 +68,7 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
         summarizer_tokens: None,
         summarized: 0,
         masked: 0,
+        pruned: 0,
         pinned_tokens: estimate_tokens(pinned_chars),
     };
     let summary = |request_chars: u64| -> StrategyPreview {
@@ -131,10 +135,29 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
         }
         None => StrategyPreview { strategy: Strategy::Hybrid, ..mask.clone() },
     };
-    let mut previews = vec![native, cache, mask, hybrid];
+    let prune = prune_preview(ctx, &live, now.request_chars(), &base)?;
+    let mut previews = vec![native, cache, mask, hybrid, prune];
     let default = default_strategy(ctx.config);
     previews.iter_mut().for_each(|p| p.is_default = p.strategy == default);
     Ok(previews)
+}
+
+/// Pruning without a focus (a focus only keeps more lines).
+fn prune_preview(
+    ctx: &Context<'_>,
+    live: &[Message],
+    request_chars: u64,
+    base: &StrategyPreview,
+) -> Result<StrategyPreview> {
+    Ok(match prune::plan(live, &mask::protected(ctx)?, ctx.config.compaction.keep_turns, None) {
+        Ok(plan) => StrategyPreview {
+            strategy: Strategy::Prune,
+            after_tokens: estimate_tokens(request_chars - plan.pruned_chars + plan.kept_chars),
+            pruned: plan.targets.len() as u64,
+            ..base.clone()
+        },
+        Err(why) => StrategyPreview { strategy: Strategy::Prune, unavailable: Some(why), ..base.clone() },
+    })
 }
 
 fn kept_chars(kept: &[Message]) -> u64 {

@@ -313,9 +313,11 @@ pub enum Strategy {
     Cache,
     // `mask`: old tool results masked by a one-line placeholder, no summarizer call;
     // `hybrid`: mask first, summarize only when masking cannot bring the request under the
-    // threshold. (Plain comments: a doc comment would make the schema's enum a `oneOf`.)
+    // threshold; `prune`: whole lines of old tool outputs and answers deleted, nothing rewritten,
+    // no summarizer call. (Plain comments: a doc comment would make the schema's enum a `oneOf`.)
     Mask,
     Hybrid,
+    Prune,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -14,7 +14,7 @@ mod paths;
 mod trail;
 
 use paths::*;
-pub use paths::{fetch_of, files_changed, Fetch};
+pub use paths::{fetch_of, files_changed, names_a_file, Fetch};
 pub use trail::{artifact_trail, ArtifactTrail};
 
 /// `(field, heading)` of a checkpoint's seven sections, in order.
@@ -143,7 +143,7 @@ impl CheckpointText<'_> {
 }
 
 /// Words that carry no meaning of their own for the overlap measure.
-const STOPWORDS: &[&str] = &[
+pub const STOPWORDS: &[&str] = &[
     "the", "and", "for", "that", "this", "with", "from", "you", "your", "are", "was", "were", "but", "not", "all",
     "any", "can", "has", "have", "had", "its", "into", "out", "our", "their", "them", "then", "than", "there", "these",
     "those", "what", "when", "where", "which", "who", "why", "how", "will", "would", "should", "could", "must",

@@ -128,3 +128,12 @@ pub fn fetch_of(name: &str, arguments: &str, workspace: &str) -> Option<Fetch> {
     let text = if command.trim().is_empty() { format!("{name} {}", arguments.trim()) } else { command };
     Some(Fetch::Command(text.split_whitespace().collect::<Vec<_>>().join(" ")))
 }
+
+/// Whether a line names a file: a word with a path's shape and a known extension (`src/a.rs:12`,
+/// `notes.txt`).
+pub fn names_a_file(line: &str) -> bool {
+    line.split(|c: char| c.is_whitespace() || "()[]{}<>'\"`,;".contains(c)).any(|word| {
+        let word = word.split(':').next().unwrap_or_default();
+        word.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && EXTENSIONS.contains(&ext))
+    })
+}

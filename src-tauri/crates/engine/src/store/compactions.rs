@@ -491,15 +491,16 @@ impl Store {
         })
     }
 
-    /// Reverts the newest applied checkpoint and every record applied after it, in one transaction:
-    /// what they hid is live again, what they added is hidden and marked reverted.
+    /// Reverts the newest applied checkpoint (or masking or pruning step) and every record applied
+    /// after it, in one transaction: what they hid is live again, what they added is hidden and
+    /// marked reverted.
     pub fn undo_latest_compaction(&self, session: &SessionId) -> Result<Vec<i64>> {
         self.write(|tx| {
             let newest: Option<i64> = tx
                 .conn()
                 .query_row(
                     "SELECT max(id) FROM compactions
-                     WHERE session_id = ?1 AND (kind = 'checkpoint' OR reason = 'mask') AND status = 'applied'",
+                     WHERE session_id = ?1 AND (kind = 'checkpoint' OR reason IN ('mask', 'prune')) AND status = 'applied'",
                     [session],
                     |r| r.get(0),
                 )
