@@ -84,6 +84,8 @@ before(async () => {
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ provider: { baseUrl: server.url, model: "e2e", maxRetries: 0 }, plugins: [] }));
   // Up to just after the manual compaction; turn 6 is appended while the window shows it.
   fs.cpSync(path.join(root, "tests/fixtures/agents/qwen/home/.qwen"), qwenHome, { recursive: true });
+  // Qwen Code 0.24.4's sessions, one renamed with its `/rename` (a title record of its own).
+  fs.cpSync(path.join(root, "tests/fixtures/compat/qwen-code/0.24.4/.qwen/projects"), path.join(qwenHome, "projects"), { recursive: true });
   for (const [name, [fixture]] of Object.entries(agentHomes)) {
     fs.cpSync(path.join(root, "tests/fixtures/agents", fixture), agentEnv[name], { recursive: true });
   }
@@ -502,6 +504,68 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   await driver.execute("const s = document.querySelector('[data-testid=library-agent]'); s.value = ''; s.dispatchEvent(new Event('change', { bubbles: true }));");
   await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'project'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo" }));
+});
+
+test("the Library view: every session in a table, sorted by a column, filtered, renamed and opened; titles from the agents' records", async () => {
+  // Every followed folder read (the list stops growing): the table and the CLI see the same library.
+  let sessions = cli("sessions", "list");
+  for (let seen = -1; seen !== sessions.length; sessions = cli("sessions", "list")) {
+    seen = sessions.length;
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  await driver.click(await driver.waitFor("[data-testid=tab-library]"));
+  await driver.waitFor("[data-testid=library-view] [data-testid=library-count]", { text: `${sessions.length} sessions` });
+  const shownRows = () => driver.execute("return [...document.querySelectorAll('[data-testid=library-row]')].map((r) => r.dataset.session)");
+  const sortBy = async (column, order) => {
+    const header = await driver.waitFor(`[data-testid=library-header-${column}]`);
+    const sorted = () => driver.execute(`return document.querySelector('[data-testid=library-header-${column}]').getAttribute('aria-sort')`);
+    for (let i = 0; i < 3 && (await sorted()) !== order; i++) {
+      await driver.click(header);
+    }
+    await driver.waitFor(`[data-testid=library-header-${column}][aria-sort=${order}]`);
+  };
+  // By calls, most first: the rows on screen are in that order, the busiest session first.
+  await sortBy("calls", "descending");
+  let rows = await shownRows();
+  assert.ok(rows.length >= Math.min(sessions.length, 6), "the table shows rows");
+  const calls = rows.map((id) => byId.get(id).calls);
+  assert.deepEqual(calls, [...calls].sort((a, b) => b - a), "sorted by calls, most first");
+  assert.equal(calls[0], Math.max(...sessions.map((s) => s.calls)));
+  // By tokens in, fewest first.
+  await sortBy("tokensIn", "ascending");
+  rows = await shownRows();
+  const tokens = rows.map((id) => byId.get(id).promptTokens);
+  assert.deepEqual(tokens, [...tokens].sort((a, b) => a - b), "sorted by tokens in, fewest first");
+  // The title Qwen Code's `/rename` recorded is the session's title; the filter finds it.
+  const renamed = sessions.find((s) => s.title === "compat custom title 0.24");
+  assert.ok(renamed, "the agent's own title record names the session");
+  await driver.type(await driver.waitFor("[data-testid=library-filter]"), "compat custom title");
+  await driver.waitFor("[data-testid=library-view] [data-testid=library-count]", { text: `1 of ${sessions.length} sessions` });
+  assert.deepEqual(await shownRows(), [renamed.id]);
+  await shot("library-view");
+  // Renamed in Alisio: the new title shows, the agent's is kept apart.
+  await driver.click(await driver.waitFor("[data-testid=library-row]"));
+  await driver.click(await driver.waitFor("[data-testid=library-rename]"));
+  // The field opens with its title selected; the new one is typed over it and Enter saves.
+  await driver.waitFor("[data-testid=rename-input]");
+  await driver.execute(`
+    const field = document.querySelector('[data-testid=rename-input]');
+    field.value = 'compat custom title 0.24 (checked)';
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+    field.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));`);
+  await driver.waitFor("[data-testid=library-row] [data-testid=agent-title]", { text: "compat custom title 0.24" });
+  const after = cli("sessions", "list").find((s) => s.id === renamed.id);
+  assert.deepEqual([after.title, after.agentTitle], ["compat custom title 0.24 (checked)", "compat custom title 0.24"]);
+  // Opened with a double click: the session is the one shown.
+  await driver.execute("document.querySelector('[data-testid=library-row]').dispatchEvent(new MouseEvent('dblclick', { bubbles: true }))");
+  await driver.waitFor("[data-testid=session-item].active", { text: "compat custom title 0.24 (checked)" });
+  await driver.waitFor("[data-testid=session-item].active [data-testid=source-badge]", { text: "qwen-code" });
+  // Back to the agent's own title, and the filter cleared, for the tests after this one.
+  execFileSync(app, ["sessions", "rename", renamed.id], { env: { ...process.env, ALISIO_HOME: home } });
+  await driver.click(await driver.waitFor("[data-testid=tab-library]"));
+  await driver.clear(await driver.waitFor("[data-testid=library-filter]"));
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
 });
 
 test("export: the shown session written as JSON with secrets redacted", async () => {
