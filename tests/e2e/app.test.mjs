@@ -439,6 +439,20 @@ test("search: a query in the sidebar (Ctrl+K) lists matching messages of every s
   await driver.waitFor("[data-testid=stored-view] [data-testid=message]", { text: "ParseError" });
   const shown = await driver.execute("return document.querySelector('[data-testid=composer]').placeholder");
   assert.ok(!shown.includes("Imported from codex"), "the hit's session (the demo) is open, not the one before");
+  // What developers type — ids, model names, symbols, file names, paths, a lone quote — is found
+  // as typed, under its session.
+  const dir = path.join(home, "typed", "-tmp-search");
+  fs.mkdirSync(dir, { recursive: true });
+  const text = 'ERR-42 came back from gpt-4o while foo::bar parsed notes.txt under src/parser.rs; it said "quoted fragment here';
+  const record = { parentUuid: null, isSidechain: false, type: "user", uuid: "u1", sessionId: "typed-search", cwd: "/tmp/search", version: "2.1.0", timestamp: "2026-11-30T10:00:00.000Z", message: { role: "user", content: text } };
+  fs.writeFileSync(path.join(dir, "typed-search.jsonl"), JSON.stringify(record) + "\n");
+  const typed = cli("import", path.join(dir, "typed-search.jsonl")).imported[0].id;
+  const query = (q) => driver.execute(`const b = document.querySelector('[data-testid=session-search]'); b.value = arguments[0]; b.dispatchEvent(new Event('input', { bubbles: true }));`, [q]);
+  for (const q of ["ERR-42", "gpt-4o", "foo::bar", "notes.txt", "src/parser.rs", '"quoted', "parser.rs notes.txt"]) {
+    await query(q);
+    await driver.waitFor(`[data-testid=search-group][data-session="${typed}"]`);
+    assert.equal(cli("search", q, "--session", typed).total, 1, `the CLI finds ${q} too`);
+  }
   await driver.execute("const b = document.querySelector('[data-testid=session-search]'); b.value = ''; b.dispatchEvent(new Event('input', { bubbles: true }));");
   await driver.waitFor("[data-testid=session-item]", { text: "Demo" });
   assert.equal(await driver.execute("return document.querySelector('[data-testid=search-hits]')"), null, "the hits go with the query");
