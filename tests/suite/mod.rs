@@ -22,6 +22,7 @@ mod hardening;
 mod house;
 mod import;
 mod library;
+mod long_session;
 mod mcp;
 mod orphans;
 mod pins;
