@@ -10,6 +10,7 @@ mod agents;
 mod anthropic;
 mod api;
 mod atif;
+mod bench;
 mod cache;
 mod calls;
 mod compaction;

@@ -4,6 +4,7 @@ import { invoke } from "@tauri-apps/api/core";
 import type {
   ApplyProposal,
   AroundRequest,
+  BakeOff,
   CacheBreak,
   CallCache,
   CallComposition,
@@ -14,6 +15,7 @@ import type {
   CheckpointRequest,
   CompactOutcome,
   CompactRequest,
+  CompactionBenchRequest,
   CompactionCost,
   ConfigDocument,
   ContextMeter,
@@ -120,6 +122,7 @@ export const api = {
   proxyStatus: (request: Nothing) => invoke<ProxyStatus>("proxy_status", request),
   callsCompositions: (request: SessionRequest) => invoke<Array<CallComposition>>("calls_compositions", request),
   callsBreaks: (request: SessionRequest) => invoke<Array<CacheBreak>>("calls_breaks", request),
+  benchCompaction: (request: CompactionBenchRequest) => invoke<BakeOff>("bench_compaction", request),
   callsRereads: (request: SessionRequest) => invoke<Rereads>("calls_rereads", request),
   callsCompactionCosts: (request: SessionRequest) => invoke<Array<CompactionCost>>("calls_compaction_costs", request),
   pinsAdd: (request: PinRequest) => invoke<Pin>("pins_add", request),

@@ -385,6 +385,39 @@ killed: Array<string>, };
 
 export type TurnOutcome = { session: string, text: string, steps: number, };
 
+export type BakeOff = { arms: Array<Arm>, };
+
+export type Arm = { strategy: string, 
+/**
+ * The points it ran at (skipped ones not counted: see `skipped`).
+ */
+points: number, probes: Probes, summarizerTokensIn: number, summarizerTokensOut: number, 
+/**
+ * The request after the compaction, as Alisio estimates it.
+ */
+nextRequestTokens: number, 
+/**
+ * Tokens a prefix cache holding the request before would process again: the summarizer's
+ * request and the next one, each past the prefix it shares with the request before.
+ */
+reprocessedTokens: number, 
+/**
+ * The summarizer call and the next request at the prices in force; null when a model has none.
+ */
+costUsd: number | null, 
+/**
+ * Points where the arm could not compact, with why.
+ */
+skipped: Array<string>, };
+
+export type Probes = { total: number, kept: number, 
+/**
+ * By probe kind: `file`, `instruction`, `error`, `task`.
+ */
+byKind: { [key in string]: Tally }, };
+
+export type Tally = { total: number, kept: number, };
+
 export type Rereads = { rereads: Array<Reread>, };
 
 export type Reread = { 
@@ -719,6 +752,25 @@ project?: string,
 source?: Source, };
 
 export type RenameRequest = { session: string, title?: string, };
+
+export type CompactionBenchRequest = { 
+/**
+ * Sessions (ids or unique prefixes), own or imported.
+ */
+sessions: Array<string>, 
+/**
+ * Compact after this message (default: after the last one).
+ */
+at?: number, 
+/**
+ * Compact after every N-th message.
+ */
+every?: number, 
+/**
+ * The arms: native, cache, mask, hybrid, prune, agent (default: every strategy, and `agent`
+ * when a session is imported).
+ */
+strategies?: Array<string>, };
 
 export type StoredRequest = { session: string, limit: number | null, };
 

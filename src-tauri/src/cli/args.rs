@@ -90,6 +90,11 @@ pub enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// Benchmarks on your own sessions: every compaction strategy head to head
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
     /// The model-call ledger: every request rebuilt exactly, and how two requests differ
     Calls {
         #[command(subcommand)]
@@ -274,5 +279,5 @@ fn strategy(text: &str) -> Result<Strategy, String> {
 }
 
 pub use super::subcommands::{
-    CallsCommand, ExportFormat, McpCommand, PricesCommand, SearchArgs, SessionsCommand, View,
+    BenchCommand, CallsCommand, ExportFormat, McpCommand, PricesCommand, SearchArgs, SessionsCommand, View,
 };

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use alisio_api::{Access, ApiError, ApiResult, App, AppOptions, Approvals};
 use alisio_engine::home::alisio_home;
 
-use args::{CallsCommand, CompactMode, McpCommand, PricesCommand, SearchArgs, SessionsCommand};
+use args::{BenchCommand, CallsCommand, CompactMode, McpCommand, PricesCommand, SearchArgs, SessionsCommand};
 pub use args::{Cli, Command, GlobalArgs};
 use output::Output;
 
@@ -68,6 +68,10 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         }
         Command::Sessions { command } => commands::sessions::command(app, out, command).await,
         Command::Calls { command } => commands::calls::command(app, out, command).await,
+        Command::Bench { command: BenchCommand::Compaction { sessions, at, every, strategies } } => {
+            let request = alisio_api::bench::CompactionBenchRequest { sessions, at, every, strategies };
+            out.show(&alisio_api::bench::compaction(app, request).await?)
+        }
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
         Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
         Command::Search(SearchArgs { query, source, project, limit, fts, role, tool, session, since, until }) => {
@@ -125,7 +129,7 @@ fn access(command: &Command) -> Access {
         Command::Models | Command::Mcp { .. } | Command::Usage { .. } | Command::Search { .. } => true,
         Command::Prices { .. } => true,
         Command::Pin { list, .. } => *list,
-        Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } => false,
+        Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } | Command::Bench { .. } => false,
     };
     if shows {
         Access::Read
@@ -156,6 +160,7 @@ fn runs(command: &Command) -> bool {
             | Command::Calls { command: CallsCommand::Replay { .. } }
             | Command::Import { .. }
             | Command::Proxy { .. }
+            | Command::Bench { .. }
     )
 }
 

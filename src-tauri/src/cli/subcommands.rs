@@ -68,6 +68,27 @@ pub enum CallsCommand {
 }
 
 #[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Fork sessions (own or imported) at chosen points, compact each fork with every strategy
+    /// (and, for imported sessions, the agent's own summary), ask each the same probes and compare
+    /// what they kept, their tokens, what a prefix cache re-processes and the dollars; the
+    /// sessions are only read
+    Compaction {
+        #[arg(required = true, num_args = 1.., value_name = "SESSION")]
+        sessions: Vec<String>,
+        /// Compact after this message (default: after the last)
+        #[arg(long, value_name = "SEQ", conflicts_with = "every")]
+        at: Option<i64>,
+        /// Compact after every N-th message
+        #[arg(long, value_name = "N")]
+        every: Option<u32>,
+        /// The arms, comma-separated: native, cache, mask, hybrid, prune, agent
+        #[arg(long, value_delimiter = ',', value_name = "LIST")]
+        strategies: Option<Vec<String>>,
+    },
+}
+
+#[derive(Subcommand)]
 pub enum SessionsCommand {
     /// Sessions, newest first
     List {

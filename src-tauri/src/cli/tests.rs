@@ -33,6 +33,7 @@ pub const ROUTES: &[(&str, &[&str])] = &[
     ("calls replay", &["calls::replay"]),
     ("calls breaks", &["calls::breaks"]),
     ("calls rereads", &["calls::rereads"]),
+    ("bench compaction", &["bench::compaction"]),
     ("calls savings", &["calls::compaction_costs"]),
     ("usage", &["usage::report"]),
     ("prices show", &["prices::show"]),

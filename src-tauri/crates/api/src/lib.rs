@@ -5,6 +5,7 @@
 //! from them. Nothing here knows Tauri or the terminal.
 
 pub mod app;
+pub mod bench;
 pub mod bindings;
 pub mod calls;
 pub mod compaction;

@@ -89,6 +89,7 @@ commands! {
     proxy_status => proxy::status(crate::sessions::Nothing) -> crate::proxy::ProxyStatus;
     calls_compositions => calls::compositions(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CallComposition>;
     calls_breaks => calls::breaks(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CacheBreak>;
+    bench_compaction => bench::compaction(crate::bench::CompactionBenchRequest) -> alisio_engine::bench::BakeOff;
     calls_rereads => calls::rereads(crate::sessions::SessionRequest) -> alisio_engine::calls::rereads::Rereads;
     calls_compaction_costs => calls::compaction_costs(crate::sessions::SessionRequest) -> Vec<alisio_engine::calls::CompactionCost>;
     pins_add => pins::add(crate::pins::PinRequest) -> alisio_engine::store::pins::Pin;

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+pub mod bench;
 pub mod calls;
 pub mod claim;
 pub mod compaction;

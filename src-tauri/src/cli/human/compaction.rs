@@ -89,3 +89,39 @@ impl Human for Vec<StrategyPreview> {
         println!("(tokens, estimated; \"+ ≤N\": the checkpoint the model writes, at most N)");
     }
 }
+
+impl Human for alisio_engine::bench::BakeOff {
+    fn print(&self) {
+        println!(
+            "{:<8} {:>6} {:>10}  {:<40} {:>10} {:>10} {:>10} {:>11} {:>10}",
+            "arm",
+            "points",
+            "probes",
+            "by kind (kept/total)",
+            "summ. in",
+            "summ. out",
+            "next req",
+            "reprocessed",
+            "cost"
+        );
+        for arm in &self.arms {
+            let kinds: Vec<String> =
+                arm.probes.by_kind.iter().map(|(k, t)| format!("{k} {}/{}", t.kept, t.total)).collect();
+            println!(
+                "{:<8} {:>6} {:>10}  {:<40} {:>10} {:>10} {:>10} {:>11} {:>10}",
+                arm.strategy,
+                arm.points,
+                format!("{}/{}", arm.probes.kept, arm.probes.total),
+                kinds.join(", "),
+                arm.summarizer_tokens_in,
+                arm.summarizer_tokens_out,
+                arm.next_request_tokens,
+                arm.reprocessed_tokens,
+                arm.cost_usd.map_or("no price".to_string(), |usd| format!("${usd:.4}"))
+            );
+            for why in &arm.skipped {
+                println!("         skipped: {why}");
+            }
+        }
+    }
+}

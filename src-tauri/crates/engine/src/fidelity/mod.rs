@@ -39,6 +39,19 @@ pub enum MissingKind {
 }
 
 impl MissingKind {
+    pub const ALL: [MissingKind; 4] =
+        [MissingKind::File, MissingKind::Instruction, MissingKind::Error, MissingKind::Task];
+
+    /// Its name, as stored and shown (`file`, `instruction`, `error`, `task`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissingKind::File => "file",
+            MissingKind::Instruction => "instruction",
+            MissingKind::Error => "error",
+            MissingKind::Task => "task",
+        }
+    }
+
     /// The checkpoint section an item of this kind belongs in ("add to checkpoint").
     pub fn section(self) -> &'static str {
         match self {
@@ -267,21 +280,33 @@ fn basename(path: &str) -> &str {
 
 /// Checks `checkpoint` against `span`, the messages it replaced (in transcript order).
 pub fn assess(span: &[Message], checkpoint: &CheckpointText<'_>, workspace: &str) -> Fidelity {
+    assess_by_kind(span, checkpoint, workspace).0
+}
+
+/// [`assess`], with how many items of each kind were checked.
+pub fn assess_by_kind(
+    span: &[Message],
+    checkpoint: &CheckpointText<'_>,
+    workspace: &str,
+) -> (Fidelity, Vec<(MissingKind, u32)>) {
     let users: Vec<&Message> = span.iter().filter(|m| is_user_text(m)).collect();
-    let mut rules = Rules { missing: Vec::new(), checked: 0 };
+    let mut rules = Rules { missing: Vec::new(), checked: 0, by_kind: [0; 4] };
     rules.files(span, checkpoint, workspace);
     rules.instructions(&users, checkpoint);
     rules.last_error(span, checkpoint, workspace);
     rules.task(&users, checkpoint);
-    let Rules { missing, checked } = rules;
+    let Rules { missing, checked, by_kind } = rules;
     let score = if checked == 0 { 1.0 } else { (checked as f64 - missing.len() as f64) / checked as f64 };
-    Fidelity { score: (score * 1000.0).round() / 1000.0, checked, missing, pins: Vec::new() }
+    let fidelity = Fidelity { score: (score * 1000.0).round() / 1000.0, checked, missing, pins: Vec::new() };
+    (fidelity, MissingKind::ALL.into_iter().zip(by_kind).collect())
 }
 
 /// The rules of docs/FIDELITY.md, each adding what it checked and what it found missing.
 struct Rules {
     missing: Vec<Missing>,
     checked: u32,
+    /// Checked per kind, in the order of [`MissingKind::ALL`].
+    by_kind: [u32; 4],
 }
 
 /// The span's tool calls by id: name, arguments and the seq of the message that made them.
@@ -296,6 +321,11 @@ fn calls_of(span: &[Message]) -> HashMap<&str, (&str, &str, i64)> {
 }
 
 impl Rules {
+    fn check(&mut self, kind: MissingKind) {
+        self.checked += 1;
+        self.by_kind[MissingKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)] += 1;
+    }
+
     /// Files: what the span's tool calls read, wrote or edited.
     fn files(&mut self, span: &[Message], checkpoint: &CheckpointText<'_>, workspace: &str) {
         let mut files: BTreeMap<String, (BTreeMap<FileOp, u32>, Vec<i64>)> = BTreeMap::new();
@@ -315,7 +345,7 @@ impl Rules {
         }
         let file_text = checkpoint.of(&["relevantFiles"]);
         for (path, (ops, seqs)) in files {
-            self.checked += 1;
+            self.check(MissingKind::File);
             let named =
                 file_text.contains(&path) || (basename(&path).contains('.') && file_text.contains(basename(&path)));
             if !named {
@@ -349,7 +379,7 @@ impl Rules {
                 if !seen.insert(sentence.to_string()) {
                     continue;
                 }
-                self.checked += 1;
+                self.check(MissingKind::Instruction);
                 let (found, total) = overlap(sentence, &instructions);
                 if !covered((found, total)) {
                     self.missing.push(Missing {
@@ -385,7 +415,7 @@ impl Rules {
         if resolved {
             return;
         }
-        self.checked += 1;
+        self.check(MissingKind::Error);
         let state = checkpoint.of(&["currentState", "nextSteps"]);
         let first = excerpt(&result.content, 160);
         let mentioned = (!target.is_empty() && state.contains(&target))
@@ -407,7 +437,7 @@ impl Rules {
     /// Task: the latest user request of the span.
     fn task(&mut self, users: &[&Message], checkpoint: &CheckpointText<'_>) {
         let Some(latest) = users.last() else { return };
-        self.checked += 1;
+        self.check(MissingKind::Task);
         let goal = checkpoint.of(&["goal", "nextSteps"]);
         let (found, total) = overlap(&latest.content, &goal);
         if !covered((found, total)) {
