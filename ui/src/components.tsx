@@ -221,10 +221,26 @@ export function LineTable(props: { lines: DiffLine[]; before: string; after: str
   );
 }
 
+/** What Tab can reach in a dialog. */
+const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [href], [tabindex]:not([tabindex="-1"])';
+
+/** Tab past the last control goes back to the first, Shift+Tab before the first to the last: focus stays in the dialog. */
+function keepFocusIn(e: KeyboardEvent) {
+  if (e.key !== "Tab") return;
+  const all = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest("fieldset:disabled"));
+  if (all.length === 0) return;
+  const [first, last] = [all[0], all[all.length - 1]];
+  const at = document.activeElement;
+  const wrap = e.shiftKey ? (at === first || !all.includes(at as HTMLElement) ? last : null) : at === last || !all.includes(at as HTMLElement) ? first : null;
+  if (!wrap) return;
+  e.preventDefault();
+  wrap.focus();
+}
+
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; testId?: string }) {
   return (
     <div class="overlay" onKeyDown={(e) => e.key === "Escape" && props.onClose()}>
-      <div class="dialog" role="dialog" aria-label={props.title} data-testid={props.testId}>
+      <div class="dialog" role="dialog" aria-modal="true" aria-label={props.title} data-testid={props.testId} onKeyDown={keepFocusIn}>
         <div class="dialog-head">
           <strong>{props.title}</strong>
           <button class="link" onClick={props.onClose} aria-label="Close">

@@ -89,7 +89,7 @@ export const VIEWS: View[] = [
     key: "3",
     perSession: true,
     render: (c, session) => (
-      <Timeline session={session} compactions={c.view.stored?.compactions ?? []} version={c.view.stored?.modelCalls.length ?? 0} onJump={c.nav.jumpTo} />
+      <Timeline session={session} imported={!!(c.current?.source ?? c.view.stored?.session.source)} compactions={c.view.stored?.compactions ?? []} version={c.view.stored?.modelCalls.length ?? 0} onJump={c.nav.jumpTo} />
     ),
   },
   {

@@ -1,7 +1,8 @@
 // The window's dialogs, one per file: compact, a proposed checkpoint, import, export (of one
-// session, or of many from the Library view), removing sessions, the proxy (Settings lives in
-// settings/).
+// session, or of many from the Library view), removing sessions, the proxy, the compaction
+// bake-off (Settings lives in settings/).
 export { BatchExportDialog } from "./BatchExportDialog";
+export { BenchDialog } from "./BenchDialog";
 export { CompactDialog } from "./CompactDialog";
 export { ExportDialog } from "./ExportDialog";
 export { ImportDialog } from "./ImportDialog";

@@ -1,5 +1,6 @@
 // Pure view logic, no DOM (unit-tested with Vitest): one module per subject, all re-exported here so
 // the panes import from "./logic" alone.
+export * from "./bench";
 export * from "./cache";
 export * from "./charts";
 export * from "./compaction";

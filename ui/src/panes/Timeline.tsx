@@ -1,16 +1,19 @@
 // The compaction audit timeline (Ctrl+3): reason, focus, time, before → after, the span it
 // summarized (in transcript order, linked to the transcript), partial, plugin reports, reverted,
-// and what was fetched again after each (Rereads.tsx).
+// and what was fetched again after each (Rereads.tsx); Compare strategies… runs the bake-off.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { CompactionCost, CompactionView, Reread } from "../bindings";
 import { FidelityReport } from "../components";
+import { BenchDialog } from "../dialogs";
 import { formatChars, formatSpan, formatTokens, formatUsd, rereadsByCompaction, tokensOf, triggerText } from "../logic";
 import { Rereads } from "./Rereads";
 
 /** Every compaction and reduction, newest first, each linked to its span in the transcript. */
 export function Timeline(props: {
   session: string;
+  /** An imported session: the agent's own summary is an arm of the bake-off. */
+  imported: boolean;
   compactions: CompactionView[];
   /** Grows as the session goes on (its model calls): what was fetched again is read anew. */
   version: number;
@@ -23,8 +26,15 @@ export function Timeline(props: {
     api.callsCompactionCosts({ session: props.session }).then((list) => setCosts(new Map(list.map((c) => [c.compaction, c]))), () => {});
   }, [props.session, changed]);
   const rereads = useRereads(props.session, changed, props.version);
+  const [bench, setBench] = useState(false);
   return (
     <div class="timeline" data-testid="timeline">
+      <div class="row timeline-actions">
+        <button class="secondary" onClick={() => setBench(true)} title="Every strategy on a fork of this session: probes kept, tokens and cost" data-testid="compare-strategies">
+          Compare strategies…
+        </button>
+      </div>
+      {bench && <BenchDialog key={props.session} session={props.session} imported={props.imported} onClose={() => setBench(false)} />}
       {props.compactions.length === 0 && <div class="empty">No compactions yet.</div>}
       {[...props.compactions].reverse().map((c) => (
         <div class={`entry status-${c.status}`} data-testid="timeline-entry">
