@@ -297,6 +297,33 @@ test("pins: a message pinned from its button is listed; the dialog previews each
   assert.deepEqual(cli("pin", id, "--list"), []);
 });
 
+test("compare strategies: the demo forked and compacted by masking and pruning, each arm's probes in a table; the library unchanged", async () => {
+  const demo = await sessionId();
+  const before = cli("sessions", "list").length;
+  await driver.click(await driver.waitFor("[data-testid=session-item]", { text: "Demo" }));
+  await driver.click(await driver.waitFor("[data-testid=tab-timeline]"));
+  await driver.click(await driver.waitFor("[data-testid=compare-strategies]"));
+  await driver.waitFor("[data-testid=bench-dialog]");
+  // No summarizer arm: nothing for the scripted server to answer.
+  for (const arm of ["native", "cache", "hybrid"]) await driver.click(await driver.waitFor(`[data-testid=bench-check-${arm}]`));
+  await driver.click(await driver.waitFor("[data-testid=bench-run]"));
+  await driver.waitFor("[data-testid=bench-arm][data-strategy=prune]", { timeoutMs: 60_000 });
+  const expected = cli("bench", "compaction", demo, "--strategies", "mask,prune");
+  for (const arm of expected.arms) {
+    const row = await driver.waitFor(`[data-testid=bench-arm][data-strategy=${arm.strategy}]`);
+    const shown = await driver.text(row);
+    const probes = arm.probes.total === 0 ? "—" : `${arm.probes.kept}/${arm.probes.total}`;
+    assert.ok(shown.includes(probes), `${arm.strategy}: ${shown} shows ${probes}`);
+  }
+  await shot("compare-strategies");
+  assert.equal(cli("sessions", "list").length, before, "the forks were removed");
+  await driver.execute("document.querySelector('[data-testid=bench-dialog]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))");
+  for (let i = 0; i < 50 && (await driver.execute("return document.querySelector('[data-testid=bench-dialog]') !== null")); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
+});
+
 test("fork and compare: forked from a message, a turn run in the fork, the two compared", async () => {
   const source = await sessionId();
   await driver.click(await driver.waitFor("[data-testid=tab-stored]"));
