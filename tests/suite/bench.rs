@@ -101,6 +101,17 @@ async fn three_strategies_on_one_session_the_same_probes_checked_against_what_ea
     assert_eq!(h.rows("SELECT count(*) FROM messages"), messages_before);
     assert_eq!(h.rows("SELECT count(*) FROM sessions WHERE title LIKE 'Bake-off%'"), vec![vec![json!(0)]]);
 
+    // Every second message: points between a call and its result move to the result.
+    let every = h
+        .alisio(&["bench", "compaction", &id, "--every", "2", "--strategies", "prune", "--json"])
+        .await
+        .assert_ok()
+        .json();
+    let prune = arm(&every, "prune");
+    let tried = prune["points"].as_u64().unwrap() + prune["skipped"].as_array().unwrap().len() as u64;
+    let stored = h.rows(&format!("SELECT count(*) FROM messages WHERE session_id = '{id}'"))[0][0].as_u64().unwrap();
+    assert!(tried >= 3 && tried <= stored / 2, "{tried} points of {stored} messages: {every}");
+
     let text = h.alisio(&["bench", "compaction", &id, "--strategies", "mask"]).await;
     assert!(text.assert_ok().stdout.contains("mask"), "{}", text.stdout);
     let bad = h.alisio(&["bench", "compaction", &id, "--strategies", "magic"]).await;

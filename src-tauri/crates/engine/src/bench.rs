@@ -151,14 +151,42 @@ impl Arm {
     }
 }
 
-/// The seqs a session is compacted after.
+/// The seqs a session is compacted after. `--every N` points move forward to the first message
+/// after which no tool call waits for its result (a fork cannot split a call from its result).
 fn points_of(messages: &[Message], points: Points) -> Vec<i64> {
     let last = messages.last().map(|m| m.seq);
     match points {
         Points::End => last.into_iter().collect(),
         Points::At(seq) => vec![seq],
-        Points::Every(n) => messages.iter().skip(n.max(1) - 1).step_by(n.max(1)).map(|m| m.seq).collect(),
+        Points::Every(n) => {
+            let safe = safe_seqs(messages);
+            let mut out: Vec<i64> = Vec::new();
+            for wanted in messages.iter().skip(n.max(1) - 1).step_by(n.max(1)).map(|m| m.seq) {
+                if let Some(&seq) = safe.iter().find(|&&s| s >= wanted) {
+                    if out.last() != Some(&seq) {
+                        out.push(seq);
+                    }
+                }
+            }
+            out
+        }
     }
+}
+
+/// The seqs after which every tool call asked for so far has its result.
+fn safe_seqs(messages: &[Message]) -> Vec<i64> {
+    let mut waiting: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for m in messages {
+        waiting.extend(m.tool_calls.iter().map(|c| c.id.as_str()));
+        if let Some(id) = &m.tool_call_id {
+            waiting.remove(id.as_str());
+        }
+        if waiting.is_empty() {
+            out.push(m.seq);
+        }
+    }
+    out
 }
 
 /// Runs the bake-off: every session, at every point, under every arm.
