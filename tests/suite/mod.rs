@@ -35,5 +35,6 @@ mod rereads;
 mod search;
 mod share;
 mod snapshots;
+mod surface;
 mod tools;
 mod uncertain;

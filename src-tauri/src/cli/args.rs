@@ -35,6 +35,9 @@ pub fn command() -> clap::Command {
     cli.mut_subcommand("sessions", |s| s.mut_subcommand("list", with_source))
 }
 
+/// `alisio --version`: the release and the commit it was built from.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("ALISIO_COMMIT"), ")");
+
 /// "Claude Code, Codex, … and ATIF" from the table.
 fn agent_list() -> String {
     let names: Vec<&str> = alisio_engine::import::agents::AGENTS.iter().map(|a| a.name).collect();
@@ -45,7 +48,7 @@ fn agent_list() -> String {
 }
 
 #[derive(Parser)]
-#[command(name = "alisio", version, about = "Run an LLM coding agent and see exactly what the model sees")]
+#[command(name = "alisio", version = VERSION, about = "Run an LLM coding agent and see exactly what the model sees")]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -90,6 +93,8 @@ pub enum Command {
         #[command(subcommand)]
         command: SessionsCommand,
     },
+    /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell)
+    Completions { shell: clap_complete::Shell },
     /// Benchmarks on your own sessions: every compaction strategy head to head
     Bench {
         #[command(subcommand)]

@@ -20,6 +20,19 @@ use output::Output;
 
 /// Runs a command and returns the process exit code.
 pub fn run(command: Command, global: GlobalArgs) -> i32 {
+    // A completion script needs no configuration nor database.
+    if let Command::Completions { shell } = command {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut args::command(), "alisio", &mut script);
+        // A reader that stops early (`| head`) is no error.
+        return match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("alisio: cannot write the completion script: {err}");
+                1
+            }
+            _ => 0,
+        };
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -59,6 +72,7 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         Command::Run { session, prompt, .. } => commands::run::turn(app, out, session, prompt).await,
         Command::Compact(args) => commands::compact::mode(app, out, args.mode()).await,
         Command::Models => commands::servers::models(app, out).await,
+        Command::Completions { .. } => Err(usage("completions are printed before the application opens")),
         Command::Mcp { command: McpCommand::List } => commands::servers::mcp(app, out).await,
         Command::Prices { command: PricesCommand::Show { model, at } } => {
             out.show(&alisio_api::prices::show(app, alisio_api::prices::PriceShowRequest { model, at }).await?)
@@ -127,6 +141,7 @@ fn access(command: &Command) -> Access {
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
         Command::Models | Command::Mcp { .. } | Command::Usage { .. } | Command::Search { .. } => true,
+        Command::Completions { .. } => true,
         Command::Prices { .. } => true,
         Command::Pin { list, .. } => *list,
         Command::Run { .. } | Command::Import { .. } | Command::Proxy { .. } | Command::Bench { .. } => false,

@@ -1,0 +1,45 @@
+//! The command line's own surface: `--version` names the release and the commit the binary was
+//! built from; `completions` prints a script each shell loads.
+
+use super::support::Harness;
+
+#[tokio::test]
+async fn the_version_names_the_release_and_the_commit_built_from() {
+    let h = Harness::new(vec![]).await;
+    let run = h.alisio(&["--version"]).await;
+    run.assert_ok();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let head = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).current_dir(&root).output();
+    let commit = match head {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        _ => "unknown".to_string(),
+    };
+    assert_eq!(run.stdout.trim(), format!("alisio {} ({commit})", env!("CARGO_PKG_VERSION")));
+}
+
+#[tokio::test]
+async fn completion_scripts_load_in_their_shells_and_know_every_command() {
+    let h = Harness::new(vec![]).await;
+    let bash = h.alisio(&["completions", "bash"]).await;
+    bash.assert_ok();
+    for command in ["sessions", "import", "search", "bench", "calls", "completions"] {
+        assert!(bash.stdout.contains(command), "{command} is completed");
+    }
+    let script = h.home.path().join("alisio.bash");
+    std::fs::write(&script, &bash.stdout).unwrap();
+    let loaded = std::process::Command::new("bash")
+        .args(["-c", &format!("source {} && complete -p alisio", script.display())])
+        .output()
+        .unwrap();
+    assert!(loaded.status.success(), "{}", String::from_utf8_lossy(&loaded.stderr));
+    assert!(String::from_utf8_lossy(&loaded.stdout).contains("_alisio"), "bash completes alisio with the script");
+
+    assert!(h.alisio(&["completions", "zsh"]).await.assert_ok().stdout.starts_with("#compdef alisio"));
+    assert!(h.alisio(&["completions", "fish"]).await.assert_ok().stdout.contains("complete -c alisio"));
+    let unknown = h.alisio(&["completions", "tcsh"]).await;
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("bash") && unknown.stderr.contains("zsh"), "{}", unknown.stderr);
+    // Printed before any configuration is read: a broken config does not stop it.
+    std::fs::write(h.home.path().join("config.json"), "{ not json").unwrap();
+    h.alisio(&["completions", "bash"]).await.assert_ok();
+}
