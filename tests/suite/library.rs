@@ -2,10 +2,11 @@
 //! own with everything stored of it, and the demo only for a library empty at its first start.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use alisio_api::sessions::Nothing;
-use alisio_api::{Access, App, AppOptions, Approvals};
+use alisio_api::{Access, App, AppOptions, Approvals, UiEvent};
 use serde_json::Value;
 
 use super::support::Harness;
@@ -104,4 +105,42 @@ async fn a_title_of_the_users_is_kept_apart_and_an_imported_session_is_not_remov
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(refused.stderr.contains("imported from codex"), "{}", refused.stderr);
     assert_eq!(listed(&h).await.len(), 1, "nothing was removed");
+}
+
+#[tokio::test]
+async fn the_window_hears_when_another_process_changes_the_library_and_not_its_own_writes() {
+    let h = Harness::new(vec![]).await;
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let app = Arc::new(
+        App::open(AppOptions {
+            home: h.home.path().to_path_buf(),
+            overlay: None,
+            profile: None,
+            access: Access::WriteOrRead,
+            approvals: Approvals::Ask,
+            emit: Arc::new(move |e| sink.lock().unwrap().push(e)),
+        })
+        .unwrap(),
+    );
+    let watcher = app.clone();
+    tokio::spawn(async move { alisio_api::sessions::watch_library(&watcher, Duration::from_millis(50)).await });
+    let changes = || events.lock().unwrap().iter().filter(|e| matches!(e, UiEvent::LibraryChanged {})).count();
+    let settle = || tokio::time::sleep(Duration::from_millis(400));
+
+    settle().await;
+    assert_eq!(changes(), 0, "nothing changed yet");
+    h.alisio(&["import", &fixture(CODEX_A), "--json"]).await.assert_ok();
+    settle().await;
+    assert_eq!(changes(), 1, "an import by another process is heard");
+    // The window's own write: its list is refreshed by what made it, not by this.
+    let id = listed(&h).await[0]["id"].as_str().unwrap().to_string();
+    let request = alisio_api::sessions::RenameRequest { session: id.clone(), title: Some("Mine".into()) };
+    alisio_api::sessions::rename(&app, request).await.unwrap();
+    settle().await;
+    assert_eq!(changes(), 1, "its own writes are not reported back");
+    h.alisio(&["sessions", "rename", &id, "Theirs"]).await.assert_ok();
+    settle().await;
+    assert_eq!(changes(), 2);
+    app.interrupt();
 }

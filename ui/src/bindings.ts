@@ -735,7 +735,7 @@ export type ApiError = { code: ErrorCode, message: string, };
 
 export type ErrorCode = "invalid" | "notFound" | "uncertain" | "busy" | "provider" | "budget" | "database" | "cancelled" | "failed";
 
-export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<SessionId>, reload: Array<SessionId>, } | { "kind": "importProgress", progress: Progress, } | { "kind": "proxy", event: ProxyEvent, };
+export type UiEvent = { "kind": "engine", envelope: Envelope, } | { "kind": "permissionRequest", id: number, session: string, call: ToolCall, permission: string, } | { "kind": "turnFinished", session: string, error: string | null, } | { "kind": "imported", sessions: Array<SessionId>, reload: Array<SessionId>, } | { "kind": "importProgress", progress: Progress, } | { "kind": "proxy", event: ProxyEvent, } | { "kind": "libraryChanged", };
 
 export type Nothing = Record<symbol, never>;
 

@@ -47,6 +47,13 @@ pub fn run(args: WindowArgs) -> i32 {
                     tracing::warn!("cannot follow the agents' sessions: {err}");
                 }
             });
+            // Sessions another process imports, runs or renames reach the list too.
+            let watcher = opened.clone();
+            tauri::async_runtime::spawn(async move {
+                if let Err(err) = alisio_api::sessions::watch_library(&watcher, Duration::from_secs(2)).await {
+                    tracing::warn!("cannot watch the library: {err}");
+                }
+            });
             app.manage(opened);
             for window in app.webview_windows().values() {
                 lean_caches(window);

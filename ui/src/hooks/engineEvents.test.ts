@@ -41,6 +41,13 @@ describe("imported sessions", () => {
   });
 });
 
+describe("the library changed elsewhere", () => {
+  it("refreshes the list, whatever session is shown", () => {
+    expect(reduceUiEvent(IDLE, { kind: "libraryChanged" }, "a")).toEqual([IDLE, { refresh: "sessions" }]);
+    expect(reduceUiEvent(IDLE, { kind: "libraryChanged" }, null)).toEqual([IDLE, { refresh: "sessions" }]);
+  });
+});
+
 describe("proxy events", () => {
   it("grows the session a captured call joined, refreshes the list otherwise", () => {
     const captured = (session: string) => ({ kind: "proxy" as const, event: { type: "captured" as const, session, n: 3, path: "/v1/responses", status: 200, promptTokens: 10, cachedTokens: 0 } });

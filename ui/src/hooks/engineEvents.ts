@@ -34,6 +34,10 @@ export function reduceUiEvent(state: LiveState, event: UiEvent, selected: string
     if (selected && event.sessions.includes(selected)) return [state, { refresh: "append" }];
     return [state, { refresh: "sessions" }];
   }
+  if (event.kind === "libraryChanged") {
+    // Another process (`alisio import`, `run`, `sessions rename`…) changed the library: the list.
+    return [state, { refresh: "sessions" }];
+  }
   if (event.kind === "importProgress") {
     const p = event.progress;
     if (p.filesDone >= p.files) return [{ ...state, importing: null }, { refresh: "sessions" }];

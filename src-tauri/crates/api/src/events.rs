@@ -26,6 +26,8 @@ pub enum UiEvent {
     ImportProgress { progress: alisio_engine::import::Progress },
     /// The recording proxy listened, captured a call, or met an error.
     Proxy { event: alisio_engine::proxy::ProxyEvent },
+    /// Another process (`alisio import`, `run`, `sessions rename` …) changed the library.
+    LibraryChanged {},
 }
 
 /// Where the application's events go.

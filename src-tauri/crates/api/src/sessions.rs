@@ -106,6 +106,25 @@ pub async fn ensure_demo(app: &App, _: Nothing) -> ApiResult<Option<String>> {
     Ok(Some(id))
 }
 
+/// Tells the window when another process changes the library, checking every `every` until the
+/// application closes.
+pub async fn watch_library(app: &App, every: std::time::Duration) -> ApiResult<()> {
+    let store = app.store()?;
+    let cancel = app.operation();
+    let mut seen = store.data_version()?;
+    loop {
+        tokio::select! {
+            _ = cancel.cancelled() => return Ok(()),
+            _ = tokio::time::sleep(every) => {}
+        }
+        let now = store.data_version()?;
+        if now != seen {
+            seen = now;
+            app.emit(crate::UiEvent::LibraryChanged {});
+        }
+    }
+}
+
 /// A new title for a session (`title` absent or blank: the agent's own again).
 #[derive(Debug, Clone, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

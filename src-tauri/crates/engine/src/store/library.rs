@@ -136,6 +136,12 @@ impl Store {
         })
     }
 
+    /// A number that changes when another process commits to the database (SQLite's
+    /// `data_version`; this process's own writes leave it as it is).
+    pub fn data_version(&self) -> Result<i64> {
+        self.read(|conn| Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?))
+    }
+
     /// A fact about the library (`None`: never recorded).
     pub fn library_fact(&self, key: &str) -> Result<Option<String>> {
         self.read(|conn| {
