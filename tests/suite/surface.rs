@@ -1,5 +1,6 @@
 //! The command line's own surface: `--version` names the release and the commit the binary was
-//! built from; `completions` prints a script each shell loads.
+//! built from; `completions` prints a script each shell loads; a home from a newer release is
+//! refused naming both releases.
 
 use super::support::Harness;
 
@@ -42,4 +43,28 @@ async fn completion_scripts_load_in_their_shells_and_know_every_command() {
     // Printed before any configuration is read: a broken config does not stop it.
     std::fs::write(h.home.path().join("config.json"), "{ not json").unwrap();
     h.alisio(&["completions", "bash"]).await.assert_ok();
+}
+
+#[tokio::test]
+async fn a_home_written_by_a_newer_release_is_refused_naming_both_and_left_untouched() {
+    let h = Harness::new(vec![]).await;
+    // A home as this release leaves it, then as a newer one would: a later schema, its release.
+    h.alisio(&["sessions", "list", "--json"]).await.assert_ok();
+    let db = h.db();
+    assert_eq!(
+        h.rows("SELECT value FROM library_state WHERE key = 'written_by'"),
+        vec![vec![serde_json::json!(env!("CARGO_PKG_VERSION"))]],
+        "the home records the release that wrote it"
+    );
+    db.execute_batch("UPDATE library_state SET value = '9.4.0' WHERE key = 'written_by'; PRAGMA user_version = 999;")
+        .unwrap();
+    drop(db);
+    let before = std::fs::read(h.db_path()).unwrap();
+    for args in [&["sessions", "list"][..], &["run", "hello"][..]] {
+        let run = h.alisio(args).await;
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("written by Alisio 9.4.0"), "{}", run.stderr);
+        assert!(run.stderr.contains(&format!("this is Alisio {}", env!("CARGO_PKG_VERSION"))), "{}", run.stderr);
+    }
+    assert_eq!(std::fs::read(h.db_path()).unwrap(), before, "the newer home is left as it was");
 }

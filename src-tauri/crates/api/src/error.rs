@@ -59,6 +59,8 @@ impl From<alisio_engine::Error> for ApiError {
             E::Provider(_) => ErrorCode::Provider,
             E::Budget(_) | E::StepLimit(_) => ErrorCode::Budget,
             E::Database { .. } | E::Sqlite(_) => ErrorCode::Database,
+            // A home from a newer release is the user's choice of home to fix (exit 2).
+            E::NewerHome { .. } => ErrorCode::Invalid,
             E::Cancelled => ErrorCode::Cancelled,
             E::Unreadable(_) | E::Redaction(_) | E::Rewritten | E::Io { .. } | E::Json(_) => ErrorCode::Failed,
         };
@@ -106,6 +108,17 @@ mod tests {
             (Error::Budget("too big".into()), ErrorCode::Budget, 1),
             (Error::Database { path: "x.db".into(), problem: "corrupt".into() }, ErrorCode::Database, 1),
             (Error::Cancelled, ErrorCode::Cancelled, 130),
+            (
+                Error::NewerHome {
+                    path: "x.db".into(),
+                    schema: 99,
+                    written_by: "9.0.0".into(),
+                    ours: "0.1.0",
+                    ours_schema: 24,
+                },
+                ErrorCode::Invalid,
+                2,
+            ),
             (Error::Rewritten, ErrorCode::Failed, 1),
         ];
         for (error, code, exit) in cases {

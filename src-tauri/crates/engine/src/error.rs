@@ -43,6 +43,14 @@ pub enum Error {
     #[error("the database at {path} {problem}")]
     Database { path: PathBuf, problem: String },
 
+    /// A home written by a newer Alisio (exit code 2): left untouched.
+    #[error(
+        "the database at {path} was written by Alisio {written_by} (schema {schema}); this is Alisio {ours} (schema up \
+         to {ours_schema}), which cannot read it. It was left untouched: upgrade Alisio, or set ALISIO_HOME to another \
+         directory"
+    )]
+    NewerHome { path: PathBuf, schema: i64, written_by: String, ours: &'static str, ours_schema: i64 },
+
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
 

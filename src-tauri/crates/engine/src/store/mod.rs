@@ -63,6 +63,10 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;")?;
         let store = Store { conn: Mutex::new(conn), path: path.to_path_buf() };
         store.migrate()?;
+        // The release that last wrote the home: an older one refusing it can name it.
+        if store.library_fact("written_by")?.as_deref() != Some(env!("CARGO_PKG_VERSION")) {
+            store.record_library_fact("written_by", env!("CARGO_PKG_VERSION"))?;
+        }
         Ok(store)
     }
 
@@ -178,10 +182,16 @@ fn probe(conn: &Connection, path: &Path) -> Result<i64> {
     let table_count = probe.map_err(|e| db_error(describe_open_error(&e)))?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > SCHEMA_VERSION {
-        return Err(db_error(format!(
-            "has schema version {version}, written by a newer Alisio (this one understands up to {SCHEMA_VERSION}). \
-             Upgrade Alisio, or set ALISIO_HOME to another directory."
-        )));
+        // The release that wrote it, as it recorded itself (homes from before 0023 did not).
+        let written_by: Option<String> =
+            conn.query_row("SELECT value FROM library_state WHERE key = 'written_by'", [], |r| r.get(0)).ok();
+        return Err(Error::NewerHome {
+            path: path.to_path_buf(),
+            schema: version,
+            written_by: written_by.unwrap_or_else(|| "a newer release".into()),
+            ours: env!("CARGO_PKG_VERSION"),
+            ours_schema: SCHEMA_VERSION,
+        });
     }
     if version == 0 && table_count > 0 {
         return Err(db_error(
@@ -369,11 +379,29 @@ mod tests {
             c.execute_batch("PRAGMA user_version = 999;").unwrap();
         }
         let err = Store::open(&newer).err().unwrap().to_string();
-        assert!(err.contains("newer Alisio"), "{err}");
+        assert!(err.contains("written by Alisio a newer release (schema 999)"), "{err}");
+        // A home that says which release wrote it is refused naming both releases.
+        let named = dir.path().join("named.db");
+        {
+            let c = Connection::open(&named).unwrap();
+            c.execute_batch(
+                "CREATE TABLE library_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 INSERT INTO library_state VALUES ('written_by', '9.4.0'); PRAGMA user_version = 999;",
+            )
+            .unwrap();
+        }
+        let before = std::fs::read(&named).unwrap();
+        let err = Store::open(&named).err().unwrap();
+        assert!(matches!(err, Error::NewerHome { schema: 999, .. }), "{err}");
+        let text = err.to_string();
+        let ours = format!("this is Alisio {} (schema up to {SCHEMA_VERSION})", env!("CARGO_PKG_VERSION"));
+        assert!(text.contains("written by Alisio 9.4.0 (schema 999)") && text.contains(&ours), "{text}");
+        assert_eq!(std::fs::read(&named).unwrap(), before, "left untouched");
 
         let fresh = dir.path().join("fresh.db");
         Store::open(&fresh).unwrap();
         let store = Store::open(&fresh).unwrap();
+        assert_eq!(store.library_fact("written_by").unwrap().as_deref(), Some(env!("CARGO_PKG_VERSION")));
         let version: i64 = store.read(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
     }
