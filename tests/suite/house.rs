@@ -112,3 +112,22 @@ fn the_function_reader_sees_rust_and_typescript_bodies() {
     let found: Vec<(usize, usize)> = functions(ts).into_iter().map(|(a, l, _)| (a, l)).collect();
     assert_eq!(found, [(1, 3), (4, 3)]);
 }
+
+/// One version people can quote: the crates, the window's bundle and the UI package say the same.
+#[test]
+fn one_version_number_everywhere() {
+    let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let workspace = cargo
+        .lines()
+        .skip_while(|l| l.trim() != "[workspace.package]")
+        .find_map(|l| l.trim().strip_prefix("version = ").map(|v| v.trim_matches('"').to_string()))
+        .expect("[workspace.package] version");
+    let json_version = |path: &str| -> String {
+        let text = std::fs::read_to_string(root().join(path)).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        value["version"].as_str().unwrap_or_default().to_string()
+    };
+    assert_eq!(workspace, env!("CARGO_PKG_VERSION"), "the alisio crate takes the workspace's version");
+    assert_eq!(json_version("tauri.conf.json"), workspace, "tauri.conf.json");
+    assert_eq!(json_version("ui/package.json"), workspace, "ui/package.json");
+}
