@@ -95,3 +95,24 @@ fn compact_modes_parse_in_both_forms() {
     }
     assert!(Cli::try_parse_from(["alisio", "compact"]).is_err(), "a session is required");
 }
+
+/// `docs/alisio.1`, the man page a package installs, is generated from the command line clap
+/// declares (its agents from the one table); `ALISIO_UPDATE_MAN=1` writes it, and the test fails
+/// when it is stale.
+#[test]
+fn the_man_page_is_generated_from_the_command_line() {
+    // The release alone: the commit would make the page differ at every commit.
+    let command = super::args::command().version(env!("CARGO_PKG_VERSION"));
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command).render(&mut page).expect("render the man page");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/alisio.1");
+    if std::env::var_os("ALISIO_UPDATE_MAN").is_some() {
+        std::fs::write(&path, &page).expect("write docs/alisio.1");
+    }
+    let stored = std::fs::read(&path).unwrap_or_default();
+    assert!(stored == page, "docs/alisio.1 is stale: run ALISIO_UPDATE_MAN=1 cargo test -p alisio --bin alisio");
+    let text = String::from_utf8_lossy(&page);
+    for command in ["import", "sessions", "search", "bench", "completions"] {
+        assert!(text.contains(command), "the page lists {command}");
+    }
+}
