@@ -93,10 +93,13 @@ before(async () => {
   for (const sub of ["tasks", "state"]) {
     fs.cpSync(path.join(root, "tests/fixtures/agents/cline-tasks/home/.cline/data", sub), path.join(agentEnv.CLINE_DIR, "data", sub), { recursive: true });
   }
+  // Kilo Code's database where the window follows it ($XDG_DATA_HOME/kilo/kilo.db).
+  fs.mkdirSync(path.join(home, "xdg", "kilo"), { recursive: true });
+  fs.copyFileSync(path.join(root, "tests/fixtures/compat/kilo/7.7.9/.local/share/kilo/kilo.db"), path.join(home, "xdg", "kilo", "kilo.db"));
   fs.mkdirSync(path.dirname(followed), { recursive: true });
   fs.writeFileSync(followed, rolloutLines.slice(0, 87).join("\n") + "\n");
   tauriDriver = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", "4444"], {
-    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, QWEN_HOME: qwenHome, ...agentEnv, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
+    env: { ...process.env, ALISIO_HOME: home, CODEX_HOME: codexHome, QWEN_HOME: qwenHome, XDG_DATA_HOME: path.join(home, "xdg"), ...agentEnv, NO_AT_BRIDGE: "1", DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
     stdio: ["ignore", "inherit", "inherit"],
   });
   driver = await Driver.connect("http://127.0.0.1:4444", app);
@@ -523,7 +526,7 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   assert.equal(Number(await driver.execute("return document.querySelector('[data-testid=library-count]').dataset.groups")), projects.size, "one group per project");
   await driver.execute("const s = document.querySelector('[data-testid=library-grouping]'); s.value = 'agent'; s.dispatchEvent(new Event('change', { bubbles: true }));");
   const agents = new Set(sessions.map((s) => s.source ?? "alisio"));
-  for (const agent of ["qwen-code", "pi", "copilot-cli", "gemini-cli", "cline"]) {
+  for (const agent of ["qwen-code", "pi", "copilot-cli", "gemini-cli", "cline", "kilo"]) {
     assert.ok(agents.has(agent), `${agent}'s sessions, followed from their default location, are in the library`);
   }
   // Each of Cline's two locations (3.x sessions, extension task folders) counts its own sessions.
@@ -543,7 +546,7 @@ test("library: sessions grouped by project or agent, filtered by agent, opened f
   assert.equal(await driver.execute("return document.querySelectorAll('[data-testid=session-item]').length"), 0);
   await driver.click(await driver.waitFor("[data-testid=library-group]", { text: "codex" }));
   // Each new agent: its filter counts its sessions, and one opens with its own badge, read-only.
-  for (const agent of ["pi", "copilot-cli", "gemini-cli", "cline"]) {
+  for (const agent of ["pi", "copilot-cli", "gemini-cli", "cline", "kilo"]) {
     await driver.execute(`const s = document.querySelector('[data-testid=library-agent]'); s.value = '${agent}'; s.dispatchEvent(new Event('change', { bubbles: true }));`);
     const count = sessions.filter((s) => s.source === agent).length;
     await driver.waitFor("[data-testid=library-count]", { text: `${count} of ${sessions.length} sessions` });

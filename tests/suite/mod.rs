@@ -22,6 +22,7 @@ mod guard;
 mod hardening;
 mod house;
 mod import;
+mod kilo;
 mod library;
 mod long_session;
 mod mcp;

@@ -604,7 +604,7 @@ export type Skipped = { line: Position, reason: string, };
 
 export type Position = number | string;
 
-export type SourceKind = "codex" | "claude-code" | "opencode" | "qwen-code" | "pi" | "copilot-cli" | "gemini-cli" | "cline" | "roo" | "atif" | "proxy";
+export type SourceKind = "codex" | "claude-code" | "opencode" | "kilo" | "qwen-code" | "pi" | "copilot-cli" | "gemini-cli" | "cline" | "roo" | "atif" | "proxy";
 
 export type SourceSummary = { sessions: number, imported: number, source: SourceKind, path: string, exists: boolean, };
 
@@ -1291,6 +1291,7 @@ export const AGENTS: ReadonlyArray<{ source: SourceKind; name: string; badge: st
   { source: "claude-code", name: "Claude Code", badge: "CC" },
   { source: "codex", name: "Codex", badge: "CX" },
   { source: "opencode", name: "OpenCode", badge: "OC" },
+  { source: "kilo", name: "Kilo Code", badge: "KI" },
   { source: "gemini-cli", name: "Gemini CLI", badge: "GE" },
   { source: "qwen-code", name: "Qwen Code", badge: "QW" },
   { source: "pi", name: "pi", badge: "PI" },

@@ -89,6 +89,16 @@ fn opencode_locations(env: &Env) -> Vec<std::path::PathBuf> {
     vec![root.join("opencode.db"), root.join("storage")]
 }
 
+fn kilo_locations(env: &Env) -> Vec<std::path::PathBuf> {
+    let data = env.data().join("kilo");
+    // `KILO_DB` moves the database: an absolute path, or a name in Kilo's data folder.
+    match env.dir("KILO_DB").filter(|db| db.as_os_str() != ":memory:") {
+        Some(db) if db.is_absolute() => vec![db],
+        Some(name) => vec![data.join(name)],
+        None => vec![data.join("kilo.db")],
+    }
+}
+
 fn gemini_locations(env: &Env) -> Vec<std::path::PathBuf> {
     vec![env.dir("GEMINI_CLI_HOME").unwrap_or_else(|| env.home.clone()).join(".gemini").join("tmp")]
 }
@@ -158,6 +168,16 @@ pub const AGENTS: &[Agent] = &[
         marks: &["/opencode/storage/"],
         companions: &[],
         locations: opencode_locations,
+    },
+    Agent {
+        kind: SourceKind::Kilo,
+        name: "Kilo Code",
+        badge: "KI",
+        files: "~/.local/share/kilo/kilo.db (OpenCode's database, Kilo Code CLI)",
+        versions: "CLI 7.0.33 – 7.7.9",
+        marks: &["/kilo/"],
+        companions: &[],
+        locations: kilo_locations,
     },
     Agent {
         kind: SourceKind::GeminiCli,

@@ -41,7 +41,12 @@ fn by_head(path: &Path, file: &mut File) -> std::io::Result<Option<Option<Source
     if n == 16 && &head == b"SQLite format 3\0" {
         // A corrupt or locked database is named as such, not taken for an unknown format.
         let conn = opencode::open(path).map_err(|e| std::io::Error::other(e.to_string()))?;
-        return Ok(Some(opencode::is_opencode(&conn).then_some(SourceKind::OpenCode)));
+        // Kilo Code's CLI keeps OpenCode's database under its own name (`kilo.db`, a channel's
+        // `kilo-<channel>.db`), in its own folder.
+        let named = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kilo"));
+        let kilo = named || path.parent().and_then(|d| d.file_name()).is_some_and(|d| d == "kilo");
+        let kind = if kilo { SourceKind::Kilo } else { SourceKind::OpenCode };
+        return Ok(Some(opencode::is_opencode(&conn).then_some(kind)));
     }
     if tasks::is_history(path) && head[..n].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
         // An extension task's conversation (a JSON array): whose, by its folder.

@@ -313,15 +313,25 @@ pub(super) struct OpenCodeCursor {
     skipped: Vec<Skipped>,
 }
 
-pub(super) fn import_opencode(store: &Store, path: &Path, control: &Control<'_>) -> Result<Vec<ImportedSession>> {
+pub(super) fn import_opencode(
+    store: &Store,
+    kind: SourceKind,
+    path: &Path,
+    control: &Control<'_>,
+) -> Result<Vec<ImportedSession>> {
     let mut conn = opencode::open(path)?;
     // One read transaction: every session is read from the same snapshot of committed data.
     let snapshot = conn.transaction()?;
     let sessions = opencode::sessions(&snapshot)?;
-    let out =
-        import_opencode_sessions(store, path, control, sessions, opencode::is_complete, &mut |id, after, limit| {
-            opencode::messages_after(&snapshot, id, after, limit)
-        })?;
+    let out = import_opencode_sessions(
+        store,
+        kind,
+        path,
+        control,
+        sessions,
+        opencode::is_complete,
+        &mut |id, after, limit| opencode::messages_after(&snapshot, id, after, limit),
+    )?;
     snapshot.rollback()?;
     Ok(out)
 }
@@ -336,9 +346,16 @@ pub(super) fn import_opencode_storage(
     let storage = opencode_storage::Storage::read(dir)?;
     let sessions = storage.sessions();
     // A message file is whole once written; one still running has a tool part still pending.
-    import_opencode_sessions(store, dir, control, sessions, opencode::has_no_running_tool, &mut |id, after, limit| {
-        Ok(storage.messages_after(id, after, limit))
-    })
+    let kind = SourceKind::OpenCode;
+    import_opencode_sessions(
+        store,
+        kind,
+        dir,
+        control,
+        sessions,
+        opencode::has_no_running_tool,
+        &mut |id, after, limit| Ok(storage.messages_after(id, after, limit)),
+    )
 }
 
 /// The messages of OpenCode session `id` after `(time, id)`, at most `limit`.
@@ -348,6 +365,7 @@ type MessagesAfter<'a> = dyn FnMut(&str, Option<(i64, String)>, usize) -> Result
 /// cursor on, in batches.
 pub(super) fn import_opencode_sessions(
     store: &Store,
+    kind: SourceKind,
     path: &Path,
     control: &Control<'_>,
     sessions: Vec<opencode::SourceSession>,
@@ -357,15 +375,23 @@ pub(super) fn import_opencode_sessions(
     let path_text = path.display().to_string();
     let mut out = Vec::new();
     for source in sessions {
-        let title = if source.title.is_empty() { source.id.clone() } else { source.title.clone() };
+        // A title request that never succeeded leaves a placeholder: the first prompt stands for it.
+        let title = match source.title.as_str() {
+            "" => source.id.clone(),
+            placeholder if opencode::is_placeholder_title(placeholder) => {
+                let first = messages_after(&source.id, None, opencode::MESSAGES_PER_BATCH)?;
+                first.iter().find_map(opencode::prompt_text).map_or(source.id.clone(), |t| super::sink::title_of(&t))
+            }
+            title => title.to_string(),
+        };
         let created = opencode::iso(source.created);
-        let session = resolve_session(store, SourceKind::OpenCode, &source.id, path)?;
+        let session = resolve_session(store, kind, &source.id, path)?;
         // Nothing new since the stored cursor: no claim and no write.
         if let Some((Some(stored), Some(stored_path))) = imported::import_state(store, &session)? {
             let cursor: Option<OpenCodeCursor> = serde_json::from_str(&stored).ok();
             if let Some(cursor) = cursor.filter(|_| stored_path == path_text) {
                 if messages_after(&source.id, cursor.state.last.clone(), 1)?.is_empty() {
-                    out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, 0)?);
+                    out.push(finished(store, kind, path, &source.id, &session, cursor.skipped, 0)?);
                     continue;
                 }
             }
@@ -375,7 +401,7 @@ pub(super) fn import_opencode_sessions(
             store,
             &imported::ImportedIdentity {
                 id: &session,
-                source: SourceKind::OpenCode,
+                source: kind,
                 source_id: &source.id,
                 path: &path_text,
                 title: &title,
@@ -408,7 +434,7 @@ pub(super) fn import_opencode_sessions(
                 }
                 if let Some(parent) = &source.parent {
                     imported::set_title(tx, &session, &format!("{title} (sub-agent of {parent})"))?;
-                    imported::set_parent(tx, &session, &session_id(SourceKind::OpenCode, parent), None)?;
+                    imported::set_parent(tx, &session, &session_id(kind, parent), None)?;
                 }
                 for message in &complete {
                     for (row, reason) in cursor.state.message(&mut sink, message)? {
@@ -428,7 +454,7 @@ pub(super) fn import_opencode_sessions(
                 break;
             }
         }
-        out.push(finished(store, SourceKind::OpenCode, path, &source.id, &session, cursor.skipped, added)?);
+        out.push(finished(store, kind, path, &source.id, &session, cursor.skipped, added)?);
     }
     Ok(out)
 }

@@ -53,6 +53,8 @@ pub fn is_prompt(message: &crate::transcript::Message) -> bool {
         && !message.summary
         && !message.content.trim().is_empty()
         && meta.and_then(|m| m.get("isMeta")).and_then(Value::as_bool) != Some(true)
+        // OpenCode's and Kilo Code's re-posted prompts and reminders (text the user did not type).
+        && meta.and_then(|m| m.get("synthetic")).and_then(Value::as_bool) != Some(true)
         && (!crate::calls::composition::is_injected(&message.content) || message.content.contains("<command-name>"))
 }
 
@@ -192,7 +194,7 @@ pub fn source_summaries(store: &Store) -> Result<Vec<SourceSummary>> {
                     SourceKind::OpenCode if path.is_dir() => {
                         opencode_storage::Storage::read(&path).map_or(0, |s| s.sessions().len() as u64)
                     }
-                    SourceKind::OpenCode => opencode::session_count(&path),
+                    SourceKind::OpenCode | SourceKind::Kilo => opencode::session_count(&path),
                     _ => 1,
                 };
             }
@@ -269,7 +271,7 @@ pub fn import_found(store: &Store, discovered: Discovered, control: &Control<'_>
         };
         let result = match kind {
             SourceKind::OpenCode if path.is_dir() => import_opencode_storage(store, &path, control),
-            SourceKind::OpenCode => import_opencode(store, &path, control),
+            SourceKind::OpenCode | SourceKind::Kilo => import_opencode(store, kind, &path, control),
             SourceKind::Atif => import_atif(store, &path, control).map(|s| vec![s]),
             SourceKind::Cline | SourceKind::RooCode if tasks::is_history(&path) => {
                 import_task(store, &path, control).map(|s| vec![s])

@@ -36,6 +36,8 @@ pub struct SourceSession {
 pub struct SourceMessage {
     pub id: String,
     pub created: i64,
+    /// The latest `time_updated` of its row and its parts' rows (epoch ms; 0: not recorded).
+    pub updated: i64,
     pub data: Result<Value, String>,
     pub parts: Vec<(String, Result<Value, String>)>,
 }
@@ -139,21 +141,22 @@ pub fn messages_after(
 ) -> Result<Vec<SourceMessage>> {
     let (time, id) = after.unwrap_or((i64::MIN, String::new()));
     let mut stmt = conn.prepare_cached(
-        "SELECT id, time_created, data FROM message
+        "SELECT id, time_created, data, time_updated FROM message
          WHERE session_id = ?1 AND (time_created > ?2 OR (time_created = ?2 AND id > ?3))
          ORDER BY time_created, id LIMIT ?4",
     )?;
-    let mut parts = conn.prepare_cached("SELECT id, data FROM part WHERE message_id = ?1 ORDER BY id")?;
+    let mut parts = conn.prepare_cached("SELECT id, data, time_updated FROM part WHERE message_id = ?1 ORDER BY id")?;
     let rows = stmt.query_map(params![session, time, id, limit as i64], |r| {
-        Ok((text(r, 0).unwrap_or_default(), number(r, 1), text(r, 2)))
+        Ok((text(r, 0).unwrap_or_default(), number(r, 1), text(r, 2), number(r, 3)))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (id, created, data) = row?;
-        let list = parts.query_map([&id], |r| Ok((text(r, 0).unwrap_or_default(), text(r, 1))))?;
+        let (id, created, data, mut updated) = row?;
+        let list = parts.query_map([&id], |r| Ok((text(r, 0).unwrap_or_default(), text(r, 1), number(r, 2))))?;
         let parts = list
             .map(|row| {
-                let (pid, data) = row?;
+                let (pid, data, part_updated) = row?;
+                updated = updated.max(part_updated);
                 let parsed = data
                     .map_err(|e| format!("part data: {e}"))
                     .and_then(|d| serde_json::from_str(&d).map_err(|e| format!("part data is not JSON: {e}")));
@@ -167,6 +170,7 @@ pub fn messages_after(
             parts,
             id,
             created,
+            updated,
         });
     }
     Ok(out)
@@ -232,6 +236,11 @@ impl OpenCode {
             _ => skipped.push((message.id.clone(), "a message whose role is neither user nor assistant".into())),
         }
         sink.touch(&at)?;
+        // A part written later (a tool's end, a step's finish) is activity too.
+        let latest = latest_time(data, &parts).unwrap_or(0).max(message.updated);
+        if latest > 0 {
+            sink.touch(&iso(latest))?;
+        }
         Ok(skipped)
     }
 
@@ -371,7 +380,7 @@ fn usage_of(data: &Value, model: String, summary: bool, seq: i64, at: &str) -> U
         prompt_tokens: input.map(|i| i + read.unwrap_or(0) + write),
         cached_tokens: read,
         cache_write_tokens: input.map(|_| write),
-        completion_tokens: tokens["output"].as_u64(),
+        completion_tokens: completion_of(tokens, input.map(|i| i + read.unwrap_or(0) + write)),
         recorded_cost_pd: data.get("cost").filter(|c| c.is_number()).and_then(super::claude::picodollars),
         duration_ms: created.zip(completed).map(|(a, b)| (b - a).max(0) as u64),
         finish_reason: data["finish"].as_str().map(str::to_string),
@@ -379,4 +388,49 @@ fn usage_of(data: &Value, model: String, summary: bool, seq: i64, at: &str) -> U
         started_at: at.to_string(),
         ..Usage::new(Purpose::Turn, WireApi::Chat)
     }
+}
+
+/// The answer's completion tokens. Reasoning is part of `output` in some releases (their `total` is
+/// input + cache + output) and apart from it in others (Kilo Code 7.7: total = … + reasoning):
+/// decided by the total, added when there is none.
+fn completion_of(tokens: &Value, prompt: Option<u64>) -> Option<u64> {
+    let output = tokens["output"].as_u64()?;
+    let reasoning = tokens["reasoning"].as_u64().unwrap_or(0);
+    let total = tokens["total"].as_u64();
+    Some(match (reasoning, total, prompt) {
+        (0, _, _) => output,
+        (_, Some(total), Some(prompt)) if total == prompt + output => output,
+        _ => output + reasoning,
+    })
+}
+
+/// The latest time (epoch ms) a message or its parts record: every `time` object's numbers.
+fn latest_time(data: &Value, parts: &[(&str, &Value)]) -> Option<i64> {
+    std::iter::once(data)
+        .chain(parts.iter().map(|(_, p)| *p))
+        .filter_map(|v| v["time"].as_object())
+        .flat_map(|t| t.values().filter_map(Value::as_i64))
+        .max()
+}
+
+/// The title OpenCode (and Kilo Code) give a session until a title request succeeds:
+/// `New session - <time>`.
+pub fn is_placeholder_title(title: &str) -> bool {
+    title.strip_prefix("New session - ").is_some_and(|time| chrono::DateTime::parse_from_rfc3339(time.trim()).is_ok())
+}
+
+/// The text a user typed in `message` (not a re-posted synthetic prompt), if it is one.
+pub fn prompt_text(message: &SourceMessage) -> Option<String> {
+    let data = message.data.as_ref().ok()?;
+    if data["role"].as_str() != Some("user") {
+        return None;
+    }
+    let texts: Vec<&str> = message
+        .parts
+        .iter()
+        .filter_map(|(_, p)| p.as_ref().ok())
+        .filter(|p| p["type"] == "text" && p["synthetic"].as_bool() != Some(true))
+        .filter_map(|p| p["text"].as_str())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
 }

@@ -91,6 +91,8 @@ impl Storage {
             messages.entry(session).or_default().push(SourceMessage {
                 id,
                 created: time,
+                // JSON files keep their times inside (`time` objects), read with the message.
+                updated: 0,
                 data: message.map_err(|e| format!("message is not JSON: {e}")),
                 parts: own,
             });

@@ -35,6 +35,10 @@ pub enum SourceKind {
     #[serde(rename = "opencode")]
     #[strum(serialize = "opencode")]
     OpenCode,
+    /// Kilo Code's CLI: OpenCode's database, in Kilo's own folder.
+    #[serde(rename = "kilo")]
+    #[strum(serialize = "kilo")]
+    Kilo,
     #[serde(rename = "qwen-code")]
     #[strum(serialize = "qwen-code")]
     QwenCode,
