@@ -674,6 +674,9 @@ test("settings: a server found on a usual port becomes a profile, tested, and a 
 async function settingsFlow() {
   await driver.click(await driver.waitFor("[data-testid=open-settings]"));
   await driver.waitFor("[data-testid=settings-dialog]");
+  // The About line names the same release and commit as `alisio --version`.
+  const version = execFileSync(app, ["--version"]).toString().trim().replace(/^alisio /, "Alisio ");
+  await driver.waitFor("[data-testid=about]", { text: version });
   await driver.click(await driver.waitFor("[data-testid=find-servers]"));
   await driver.waitFor("[data-testid=found-server]", { text: "127.0.0.1:1234", timeoutMs: 20_000 });
   const found = await driver.findAll("[data-testid=found-server]");

@@ -16,6 +16,21 @@ async fn the_version_names_the_release_and_the_commit_built_from() {
         _ => "unknown".to_string(),
     };
     assert_eq!(run.stdout.trim(), format!("alisio {} ({commit})", env!("CARGO_PKG_VERSION")));
+
+    // The window's About says the same, with the home in use.
+    let app = alisio_api::App::open(alisio_api::AppOptions {
+        home: h.home.path().to_path_buf(),
+        overlay: None,
+        profile: None,
+        access: alisio_api::Access::WriteOrRead,
+        approvals: alisio_api::Approvals::Ask,
+        emit: std::sync::Arc::new(|_| {}),
+    })
+    .unwrap();
+    let about = alisio_api::dispatch(&app, "app_about", serde_json::json!({})).await.unwrap().unwrap();
+    assert_eq!(about["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(about["commit"], commit.as_str());
+    assert_eq!(about["home"], h.home.path().display().to_string());
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 // Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api
 import { invoke } from "@tauri-apps/api/core";
 import type {
+  About,
   ApplyProposal,
   AroundRequest,
   BakeOff,
@@ -85,6 +86,7 @@ import type {
 /** Every command of the application API: one typed request, one typed answer. */
 export const api = {
   sessionsList: (request: SessionsFilter) => invoke<Array<SessionSummary>>("sessions_list", request),
+  appAbout: (request: Nothing) => invoke<About>("app_about", request),
   sessionsEnsureDemo: (request: Nothing) => invoke<string | null>("sessions_ensure_demo", request),
   sessionsRename: (request: RenameRequest) => invoke<Session>("sessions_rename", request),
   sessionsRemove: (request: SessionRequest) => invoke<Removed>("sessions_remove", request),

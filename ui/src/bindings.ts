@@ -753,6 +753,16 @@ source?: Source, };
 
 export type RenameRequest = { session: string, title?: string, };
 
+export type About = { version: string, commit: string, 
+/**
+ * `$ALISIO_HOME`.
+ */
+home: string, 
+/**
+ * The newest database schema this release reads.
+ */
+schema: number, };
+
 export type CompactionBenchRequest = { 
 /**
  * Sessions (ids or unique prefixes), own or imported.

@@ -7,6 +7,7 @@ import type { JsonValue, ModelsReport } from "../bindings";
 import { Dialog } from "../components";
 import { errorMessage } from "../events";
 import { profileName, setIn, withProfile, type SettingsDoc } from "../logic";
+import { AboutLine } from "./AboutLine";
 import type { Edit } from "./fields";
 import { McpServers } from "./McpServers";
 import { Profiles } from "./Profiles";
@@ -69,6 +70,7 @@ export function SettingsDialog(props: { onClose: () => void; onSaved: () => void
         <summary>Effective configuration (defaults filled in)</summary>
         <pre class="content">{effective}</pre>
       </details>
+      <AboutLine />
     </Dialog>
   );
 }

@@ -4,6 +4,7 @@
 //! name through [`dispatch`], and its TypeScript (`ui/src/api.ts`, `ui/src/bindings.ts`) is generated
 //! from them. Nothing here knows Tauri or the terminal.
 
+pub mod about;
 pub mod app;
 pub mod bench;
 pub mod bindings;

@@ -52,6 +52,7 @@ macro_rules! commands {
 
 commands! {
     sessions_list => sessions::list(crate::sessions::SessionsFilter) -> Vec<alisio_engine::store::SessionSummary>;
+    app_about => about::about(crate::sessions::Nothing) -> crate::about::About;
     sessions_ensure_demo => sessions::ensure_demo(crate::sessions::Nothing) -> Option<String>;
     sessions_rename => sessions::rename(crate::sessions::RenameRequest) -> alisio_engine::store::Session;
     sessions_remove => sessions::remove(crate::sessions::SessionRequest) -> alisio_engine::store::library::Removed;
