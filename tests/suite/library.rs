@@ -144,3 +144,20 @@ async fn the_window_hears_when_another_process_changes_the_library_and_not_its_o
     assert_eq!(changes(), 2);
     app.interrupt();
 }
+
+#[tokio::test]
+async fn the_windows_follower_waits_for_the_first_list_to_be_read() {
+    let h = Harness::new(vec![]).await;
+    let app = Arc::new(window_start(&h));
+    let waiter = app.clone();
+    let follower = tokio::spawn(async move { waiter.listed(Duration::from_secs(60)).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!follower.is_finished(), "nothing read the list yet");
+    alisio_api::sessions::list(&app, Default::default()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), follower)
+        .await
+        .expect("the list was read: the follower goes")
+        .unwrap();
+    // Once read, later waits do not wait.
+    tokio::time::timeout(Duration::from_secs(10), app.listed(Duration::from_secs(60))).await.unwrap();
+}

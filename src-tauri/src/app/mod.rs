@@ -43,6 +43,8 @@ pub fn run(args: WindowArgs) -> i32 {
             // The agents' default locations are followed while the window is open.
             let follower = opened.clone();
             tauri::async_runtime::spawn(async move {
+                // The list paints first: the first round reads every followed file.
+                follower.listed(Duration::from_secs(15)).await;
                 if let Err(err) = alisio_api::import::follow(&follower, &[], Duration::from_secs(1), |_| {}).await {
                     tracing::warn!("cannot follow the agents' sessions: {err}");
                 }

@@ -70,6 +70,8 @@ pub struct App {
     pub(crate) demo: tokio::sync::Mutex<()>,
     /// The recording proxy, while it runs.
     pub(crate) proxy: tokio::sync::Mutex<Option<crate::proxy::Running>>,
+    /// Whether the session list was read once (the window's first paint).
+    listed: tokio::sync::watch::Sender<bool>,
 }
 
 impl App {
@@ -87,11 +89,24 @@ impl App {
             last_session: Mutex::default(),
             demo: tokio::sync::Mutex::new(()),
             proxy: tokio::sync::Mutex::new(None),
+            listed: tokio::sync::watch::Sender::new(false),
         })
     }
 
     pub fn home(&self) -> &Path {
         &self.options.home
+    }
+
+    /// Notes that the session list was read (its first reader painted).
+    pub(crate) fn mark_listed(&self) {
+        self.listed.send_replace(true);
+    }
+
+    /// Waits until the session list was read once, or `at_most`: the window's follower lets the
+    /// first paint go first (its first round reads every followed file, the list waits otherwise).
+    pub async fn listed(&self, at_most: std::time::Duration) {
+        let mut seen = self.listed.subscribe();
+        let _ = tokio::time::timeout(at_most, seen.wait_for(|listed| *listed)).await;
     }
 
     /// The configuration in force.

@@ -49,7 +49,7 @@ pub struct SessionsFilter {
 pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSummary>> {
     let store = app.store()?;
     let forensics = app.forensics()?;
-    blocking("listing the sessions", move || {
+    let listed = blocking("listing the sessions", move || {
         let mut sessions = store.list_sessions()?;
         sessions.retain(|s| {
             let source = s.source.map_or("alisio".to_string(), |k| k.to_string());
@@ -76,7 +76,9 @@ pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSum
         }
         Ok(sessions)
     })
-    .await
+    .await;
+    app.mark_listed();
+    listed
 }
 
 /// Decides, once per library, whether the demo session is due: only a library that is empty
