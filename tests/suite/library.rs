@@ -132,16 +132,18 @@ async fn the_window_hears_when_another_process_changes_the_library_and_not_its_o
     assert_eq!(changes(), 0, "nothing changed yet");
     h.alisio(&["import", &fixture(CODEX_A), "--json"]).await.assert_ok();
     settle().await;
-    assert_eq!(changes(), 1, "an import by another process is heard");
+    // (Another process's import commits more than once: heard at least once.)
+    let heard = changes();
+    assert!(heard >= 1, "an import by another process is heard");
     // The window's own write: its list is refreshed by what made it, not by this.
     let id = listed(&h).await[0]["id"].as_str().unwrap().to_string();
     let request = alisio_api::sessions::RenameRequest { session: id.clone(), title: Some("Mine".into()) };
     alisio_api::sessions::rename(&app, request).await.unwrap();
     settle().await;
-    assert_eq!(changes(), 1, "its own writes are not reported back");
+    assert_eq!(changes(), heard, "its own writes are not reported back");
     h.alisio(&["sessions", "rename", &id, "Theirs"]).await.assert_ok();
     settle().await;
-    assert_eq!(changes(), 2);
+    assert!(changes() > heard, "another process's rename is heard");
     app.interrupt();
 }
 
