@@ -7,7 +7,7 @@ import type { ExportFormat } from "../bindings";
 import { Dialog } from "../components";
 import { errorMessage } from "../events";
 import { exportPath, exportProgress, exportSummary } from "../logic";
-import { FORMATS } from "./ExportDialog";
+import { FormatSelect } from "./ExportDialog";
 
 type Outcome = { done: number; failed: Array<{ title: string; error: string }>; last: string | null; finished: boolean };
 
@@ -50,14 +50,7 @@ export function BatchExportDialog(props: { sessions: Array<{ id: string; title: 
   const handled = outcome ? outcome.done + outcome.failed.length : 0;
   return (
     <Dialog title={`Export ${total} session${total === 1 ? "" : "s"}`} onClose={close} testId="batch-export-dialog">
-      <label>
-        Format
-        <select ref={first} value={format} disabled={running} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as ExportFormat)} data-testid="batch-export-format">
-          {FORMATS.map(([value, label]) => (
-            <option value={value}>{label}</option>
-          ))}
-        </select>
-      </label>
+      <FormatSelect value={format} onChange={setFormat} disabled={running} selectRef={first} testId="batch-export-format" />
       {format !== "otlp" && (
         <label>
           Folder

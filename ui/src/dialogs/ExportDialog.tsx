@@ -1,5 +1,6 @@
 // Export…: the session written as Markdown, HTML, JSON or ATIF, or sent as OTLP traces, after a
 // review of what will be redacted.
+import type { Ref } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { ExportFormat, ExportOutcome, ExportReview } from "../bindings";
@@ -15,6 +16,26 @@ export const FORMATS: Array<[ExportFormat, string]> = [
   ["atif", "ATIF — an agent trajectory (trajectory.json) other tools read"],
   ["otlp", "OTLP traces — to telemetry.otlp.endpoint"],
 ];
+
+/** The format picker both export dialogs show. */
+export function FormatSelect(props: {
+  value: ExportFormat;
+  onChange: (format: ExportFormat) => void;
+  disabled?: boolean;
+  selectRef?: Ref<HTMLSelectElement>;
+  testId: string;
+}) {
+  return (
+    <label>
+      Format
+      <select ref={props.selectRef} value={props.value} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as ExportFormat)} data-testid={props.testId}>
+        {FORMATS.map(([value, label]) => (
+          <option value={value}>{label}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 /**
  * Export… (Ctrl+E): the session as Markdown, one self-contained HTML page, or JSON written to a
@@ -54,14 +75,7 @@ export function ExportDialog(props: { session: string; title: string; onClose: (
   const extension = extensionOf(format);
   return (
     <Dialog title={`Export “${props.title}”`} onClose={props.onClose} testId="export-dialog">
-      <label>
-        Format
-        <select value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as ExportFormat)} data-testid="export-format">
-          {FORMATS.map(([value, label]) => (
-            <option value={value}>{label}</option>
-          ))}
-        </select>
-      </label>
+      <FormatSelect value={format} onChange={setFormat} testId="export-format" />
       {format !== "otlp" && (
         <label>
           Save as

@@ -87,7 +87,7 @@ pub async fn list(app: &App, filter: SessionsFilter) -> ApiResult<Vec<SessionSum
 pub fn note_start(app: &App) -> ApiResult<()> {
     let store = app.store()?;
     if store.library_fact(DEMO_MADE)?.is_none() {
-        let due = if store.list_sessions()?.is_empty() { DEMO_DUE } else { DEMO_SKIPPED };
+        let due = if store.has_sessions()? { DEMO_SKIPPED } else { DEMO_DUE };
         store.record_library_fact(DEMO_MADE, due)?;
     }
     Ok(())

@@ -311,14 +311,7 @@ fn tally(fidelity: &crate::fidelity::Fidelity, checked: &[(MissingKind, u32)]) -
 
 /// Every text the request carries, one after another.
 fn view_text(view: &ModelView) -> String {
-    serde_json::to_value(&view.messages)
-        .ok()
-        .and_then(|v| v.as_array().cloned())
-        .unwrap_or_default()
-        .iter()
-        .map(|item| item.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+    items(view).iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
 }
 
 /// Chars of `items` past the prefix they share with `cached`, item by item.
@@ -327,6 +320,7 @@ fn past_prefix(cached: &[Value], items: &[Value]) -> u64 {
     items[shared..].iter().map(|i| i.to_string().chars().count() as u64).sum()
 }
 
+/// The request's items as sent (JSON), for comparing and reading them.
 fn items(view: &ModelView) -> Vec<Value> {
     view.messages.iter().filter_map(|m| serde_json::to_value(m).ok()).collect()
 }

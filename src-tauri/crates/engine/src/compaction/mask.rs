@@ -90,37 +90,65 @@ pub fn plan<'m>(
 
 /// Masks the tool results before the kept turns. `Skipped` when there is none.
 pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome> {
-    let reason = CompactionReason::Mask;
-    let session = ctx.session;
-    let live = ctx.store.live_messages(&session.id)?;
+    let live = ctx.store.live_messages(&ctx.session.id)?;
     let MaskPlan { targets, copies, masked_chars, placeholder_chars } =
         match plan(&live, &protected(ctx)?, ctx.config.compaction.keep_turns) {
             Ok(plan) => plan,
             Err(why) => return Ok(skipped(ctx, &why)),
         };
-    ctx.emit(Event::CompactionStarted { reason, focus: None });
+    // A masking step keeps the figures that fired it; an overflow stays an overflow.
+    let trigger = match trigger.kind {
+        TriggerKind::Overflow => trigger.clone(),
+        _ => trigger.as_kind(TriggerKind::Mask),
+    };
+    let texts = copies.into_iter().map(|(_, text)| text).collect();
+    // A placeholder is not a cut of the text: the views show it as masked, not trimmed.
+    let reduction =
+        Reduction { targets, texts, removed_chars: masked_chars, kept_chars: placeholder_chars, truncated: false };
+    replace_with_copies(ctx, &live, CompactionReason::Mask, None, trigger, reduction)
+}
+
+/// What a reduction without a summarizer does to the messages before the kept turns: each target
+/// hidden behind a copy with the text given (a placeholder, the lines kept).
+pub(super) struct Reduction<'m> {
+    pub targets: Vec<&'m Message>,
+    pub texts: Vec<String>,
+    /// Characters of the targets, and of the copies that stand for them.
+    pub removed_chars: u64,
+    pub kept_chars: u64,
+    /// Whether the views show the copies as cut texts (trimmed outputs) rather than masked.
+    pub truncated: bool,
+}
+
+/// Records `reduction` (reason `reason`) in one write — its record, the targets hidden, their
+/// copies — with the events a compaction emits; undone like any compaction.
+pub(super) fn replace_with_copies(
+    ctx: &Context<'_>,
+    live: &[Message],
+    reason: CompactionReason,
+    focus: Option<&str>,
+    trigger: Trigger,
+    reduction: Reduction<'_>,
+) -> Result<CompactOutcome> {
+    let session = ctx.session;
+    ctx.emit(Event::CompactionStarted { reason, focus: focus.map(str::to_string) });
     // Instructions + transcript, as every compaction record measures the request.
     let instructions = crate::view::system_prompt(ctx.config, &session.workspace).chars().count() as u64;
     let before_chars: u64 = instructions + live.iter().map(|m| m.chars).sum::<u64>();
     let record = NewCompaction {
         reason,
-        span: copies.iter().map(|(seq, _)| *seq).collect(),
+        span: reduction.targets.iter().map(|m| m.seq).collect(),
         before_chars,
-        after_chars: before_chars - masked_chars + placeholder_chars,
+        after_chars: before_chars - reduction.removed_chars + reduction.kept_chars,
         detail: RecordDetail::Reduction,
-        // A masking step keeps the figures that fired it; an overflow stays an overflow.
-        trigger: Some(match trigger.kind {
-            TriggerKind::Overflow => trigger.clone(),
-            _ => trigger.as_kind(TriggerKind::Mask),
-        }),
+        trigger: Some(trigger),
     };
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
         compactions::hide_messages(tx, &session.id, id, &record.span)?;
-        for (original, (_, text)) in targets.iter().zip(&copies) {
+        for (original, text) in reduction.targets.iter().zip(&reduction.texts) {
             let mut copy = NewMessage::reduced_copy(original, text.clone(), id);
-            // A placeholder is not a cut of the text: the views show it as masked, not trimmed.
-            copy.truncated = false;
+            copy.truncated = reduction.truncated;
             append_message(tx, &session.id, &copy)?;
         }
         compactions::applied_when_created(tx, id)?;
@@ -132,15 +160,15 @@ pub async fn mask(ctx: &Context<'_>, trigger: &Trigger) -> Result<CompactOutcome
         before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
         after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
         summarized_messages: record.span.len() as u64,
-        summarized_chars: masked_chars,
-        checkpoint_chars: placeholder_chars,
+        summarized_chars: reduction.removed_chars,
+        checkpoint_chars: reduction.kept_chars,
         plugin_reports: Vec::new(),
         fidelity: None,
     });
     Ok(CompactOutcome::Completed { compaction: id, partial: false })
 }
 
-fn skipped(ctx: &Context<'_>, why: &str) -> CompactOutcome {
+pub(super) fn skipped(ctx: &Context<'_>, why: &str) -> CompactOutcome {
     ctx.emit(Event::CompactionSkipped { reason: why.to_string() });
     CompactOutcome::Skipped { reason: why.to_string() }
 }

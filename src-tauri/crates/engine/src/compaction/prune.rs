@@ -10,13 +10,12 @@ use std::collections::BTreeSet;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::events::{CompactionReason, Event, Size};
-use crate::store::compactions::{self, NewCompaction, RecordDetail, Status, Trigger};
-use crate::store::sessions::append_message;
-use crate::transcript::{estimate_tokens, Message, NewMessage, Role};
+use crate::events::CompactionReason;
+use crate::store::compactions::Trigger;
+use crate::transcript::{Message, Role};
 
 use super::boundary::select_safe_boundary;
-use super::mask::{protected, Protected};
+use super::mask::{protected, replace_with_copies, skipped, Protected, Reduction};
 use super::summarize::{shape_of, CompactOutcome};
 
 /// Lines always kept at the start and at the end of a pruned text.
@@ -134,49 +133,14 @@ pub fn plan<'m>(
 
 /// Prunes the messages before the kept turns. `Skipped` when there is nothing to prune.
 pub async fn prune(ctx: &Context<'_>, focus: Option<&str>, trigger: &Trigger) -> Result<CompactOutcome> {
-    let reason = CompactionReason::Prune;
-    let session = ctx.session;
-    let live = ctx.store.live_messages(&session.id)?;
+    let live = ctx.store.live_messages(&ctx.session.id)?;
     let PrunePlan { targets, copies, pruned_chars, kept_chars } =
         match plan(&live, &protected(ctx)?, ctx.config.compaction.keep_turns, focus) {
             Ok(plan) => plan,
-            Err(why) => {
-                ctx.emit(Event::CompactionSkipped { reason: why.clone() });
-                return Ok(CompactOutcome::Skipped { reason: why });
-            }
+            Err(why) => return Ok(skipped(ctx, &why)),
         };
-    ctx.emit(Event::CompactionStarted { reason, focus: focus.map(str::to_string) });
-    let instructions = crate::view::system_prompt(ctx.config, &session.workspace).chars().count() as u64;
-    let before_chars: u64 = instructions + live.iter().map(|m| m.chars).sum::<u64>();
-    let record = NewCompaction {
-        reason,
-        span: targets.iter().map(|m| m.seq).collect(),
-        before_chars,
-        after_chars: before_chars - pruned_chars + kept_chars,
-        detail: RecordDetail::Reduction,
-        trigger: Some(trigger.clone()),
-    };
-    let id = ctx.store.write(|tx| {
-        let id = compactions::insert_compaction(tx, &session.id, &record, Status::Applied)?;
-        compactions::hide_messages(tx, &session.id, id, &record.span)?;
-        for (original, text) in targets.iter().zip(&copies) {
-            append_message(tx, &session.id, &NewMessage::reduced_copy(original, text.clone(), id))?;
-        }
-        compactions::applied_when_created(tx, id)?;
-        Ok(id)
-    })?;
-    ctx.emit(Event::CompactionCompleted {
-        reason,
-        partial: false,
-        before: Size { chars: record.before_chars, tokens: estimate_tokens(record.before_chars) },
-        after: Size { chars: record.after_chars, tokens: estimate_tokens(record.after_chars) },
-        summarized_messages: record.span.len() as u64,
-        summarized_chars: pruned_chars,
-        checkpoint_chars: kept_chars,
-        plugin_reports: Vec::new(),
-        fidelity: None,
-    });
-    Ok(CompactOutcome::Completed { compaction: id, partial: false })
+    let reduction = Reduction { targets, texts: copies, removed_chars: pruned_chars, kept_chars, truncated: true };
+    replace_with_copies(ctx, &live, CompactionReason::Prune, focus, trigger.clone(), reduction)
 }
 
 #[cfg(test)]

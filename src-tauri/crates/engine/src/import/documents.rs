@@ -375,15 +375,6 @@ pub(super) fn import_opencode_sessions(
     let path_text = path.display().to_string();
     let mut out = Vec::new();
     for source in sessions {
-        // A title request that never succeeded leaves a placeholder: the first prompt stands for it.
-        let title = match source.title.as_str() {
-            "" => source.id.clone(),
-            placeholder if opencode::is_placeholder_title(placeholder) => {
-                let first = messages_after(&source.id, None, opencode::MESSAGES_PER_BATCH)?;
-                first.iter().find_map(opencode::prompt_text).map_or(source.id.clone(), |t| super::sink::title_of(&t))
-            }
-            title => title.to_string(),
-        };
         let created = opencode::iso(source.created);
         let session = resolve_session(store, kind, &source.id, path)?;
         // Nothing new since the stored cursor: no claim and no write.
@@ -397,6 +388,15 @@ pub(super) fn import_opencode_sessions(
             }
         }
         let _claim = claim(store, &session, control)?;
+        // A title request that never succeeded leaves a placeholder: the first prompt stands for it.
+        let title = match source.title.as_str() {
+            "" => source.id.clone(),
+            placeholder if opencode::is_placeholder_title(placeholder) => {
+                let first = messages_after(&source.id, None, opencode::MESSAGES_PER_BATCH)?;
+                first.iter().find_map(opencode::prompt_text).map_or(source.id.clone(), |t| super::sink::title_of(&t))
+            }
+            title => title.to_string(),
+        };
         let mut stored = upsert_session(
             store,
             &imported::ImportedIdentity {

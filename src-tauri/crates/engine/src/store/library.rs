@@ -136,6 +136,11 @@ impl Store {
         })
     }
 
+    /// Whether the library holds any session at all.
+    pub fn has_sessions(&self) -> Result<bool> {
+        self.read(|conn| Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM sessions)", [], |r| r.get(0))?))
+    }
+
     /// A number that changes when another process commits to the database (SQLite's
     /// `data_version`; this process's own writes leave it as it is).
     pub fn data_version(&self) -> Result<i64> {
