@@ -20,10 +20,12 @@ pub enum CompactionReason {
     Mask,
     /// Whole lines of old tool outputs and answers deleted (`compaction.strategy` `prune`).
     Prune,
+    /// The API's own compaction or context editing (`compaction.strategy` `provider`).
+    Provider,
 }
 
 impl CompactionReason {
-    pub const ALL: [CompactionReason; 7] = [
+    pub const ALL: [CompactionReason; 8] = [
         CompactionReason::Manual,
         CompactionReason::Auto,
         CompactionReason::Budget,
@@ -31,6 +33,7 @@ impl CompactionReason {
         CompactionReason::Unknown,
         CompactionReason::Mask,
         CompactionReason::Prune,
+        CompactionReason::Provider,
     ];
 
     pub fn as_str(self) -> &'static str {

@@ -146,6 +146,18 @@ impl NewMessage {
         }
     }
 
+    /// The pins restated after a compaction the server made (`role`: a system message where the
+    /// API takes one mid-conversation, else user text), at the end of the history.
+    pub fn pinned(role: Role, content: &str, created_by: i64) -> Self {
+        Self { summary: true, created_by: Some(created_by), ..Self::new(role, content.to_string()) }
+    }
+
+    /// What `/responses/compact` returned, kept whole (`items`, sent back as they are), described
+    /// by `content` in the views.
+    pub fn provider_summary(content: &str, items: Option<serde_json::Value>) -> Self {
+        Self { summary: true, provider_items: items, ..Self::new(Role::Assistant, content.to_string()) }
+    }
+
     /// A reduced copy of `original` with new content, in the original's place.
     pub fn reduced_copy(original: &Message, content: String, created_by: i64) -> Self {
         Self {

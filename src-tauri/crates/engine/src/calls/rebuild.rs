@@ -114,7 +114,15 @@ impl<'s> Rebuilder<'s> {
         };
         // MCP tools offered with the built-ins were recorded with the call.
         let tools = self.store.model_call_tools(call.id)?.unwrap_or_else(|| catalog_json(api, &catalog()));
-        Ok((build_body(&provider, &wire, &tools, options), response))
+        let mut body = build_body(&provider, &wire, &tools, options);
+        // What the provider strategy asked the server to do, and where a standalone compaction went.
+        if let Some(field) = params.get("contextManagement") {
+            body["context_management"] = field.clone();
+        }
+        if params.get("endpoint").and_then(Value::as_str) == Some(crate::provider::context_management::COMPACT_ENDPOINT) {
+            body = crate::provider::context_management::compact_body(&body);
+        }
+        Ok((body, response))
     }
 
     /// Only what the agent recorded: the model and the conversation; no options, no tools.

@@ -11,6 +11,7 @@ use super::cache;
 use super::fit::pressure;
 use super::mask::mask;
 use super::plugins::CompactionPlugin;
+use super::provider::compact_by_provider;
 use super::prune::prune;
 use super::summarize::{compact, CompactOutcome};
 use crate::config::{Config, Strategy};
@@ -97,6 +98,20 @@ impl Compactor for Prune {
     }
 }
 
+/// The provider compacts (Anthropic's server compaction, `/responses/compact`).
+pub struct ByProvider;
+
+impl Compactor for ByProvider {
+    fn compact<'a>(
+        &'a self,
+        ctx: &'a Context<'a>,
+        _: CompactRequest<'a>,
+        trigger: Trigger,
+    ) -> BoxFuture<'a, Result<CompactOutcome>> {
+        Box::pin(compact_by_provider(ctx, trigger))
+    }
+}
+
 /// Mask first; summarize only when the request is still over the threshold.
 pub struct Hybrid<'p> {
     pub plugins: &'p [Box<dyn CompactionPlugin>],
@@ -138,6 +153,7 @@ pub fn compactor_for<'p>(
         Strategy::Mask => Box::new(Mask),
         Strategy::Hybrid => Box::new(Hybrid { plugins }),
         Strategy::Prune => Box::new(Prune),
+        Strategy::Provider => Box::new(ByProvider),
     }
 }
 

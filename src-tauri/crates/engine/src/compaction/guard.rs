@@ -16,6 +16,7 @@ use super::compactor::{compact_now, default_strategy};
 use super::fit::pressure;
 use super::native;
 use super::plugins::CompactionPlugin;
+use super::provider;
 use super::summarize::CompactOutcome;
 use crate::config::{Config, Strategy};
 use crate::context::Context;
@@ -65,6 +66,8 @@ pub trait ContextGuard: Send {
 pub fn guard_for<'p>(config: &Config, plugins: &'p [Box<dyn CompactionPlugin>]) -> Box<dyn ContextGuard + 'p> {
     if cache_strategy_applies(config) {
         Box::new(CacheGuard::default())
+    } else if config.compaction.strategy == Strategy::Provider {
+        Box::new(ProviderGuard)
     } else {
         Box::new(NativeGuard { plugins, turn: native::TurnMemory::default() })
     }
@@ -146,6 +149,35 @@ impl ContextGuard for NativeGuard<'_> {
 
     fn after_step<'a>(&'a mut self, _: &'a Context<'a>) -> BoxFuture<'a, Result<StepEnd>> {
         Box::pin(async { Ok(StepEnd::Continue) })
+    }
+}
+
+/// Provider: the server compacts (each turn asks it to); the guard records what it did — a
+/// compaction the last answer carried once its step is answered, the edits it reported.
+struct ProviderGuard;
+
+impl ContextGuard for ProviderGuard {
+    fn before_call<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move { provider::record_server_compaction(ctx, None).map(|_| ()) })
+    }
+
+    fn after_answer<'a>(
+        &'a mut self,
+        ctx: &'a Context<'a>,
+        completion: &'a Completion,
+        request_chars: u64,
+    ) -> BoxFuture<'a, Result<ToolGate>> {
+        Box::pin(async move {
+            provider::record_context_edits(ctx, completion, request_chars)?;
+            Ok(ToolGate::Run)
+        })
+    }
+
+    fn after_step<'a>(&'a mut self, ctx: &'a Context<'a>) -> BoxFuture<'a, Result<StepEnd>> {
+        Box::pin(async move {
+            provider::record_server_compaction(ctx, None)?;
+            Ok(StepEnd::Continue)
+        })
     }
 }
 
@@ -264,7 +296,9 @@ mod tests {
         assert_eq!((m.window_trusted, m.limit_tokens), (false, file.limits.max_context_chars / 4));
         assert_eq!(meter(&resolve(&file), pressure, None).limit_tokens, file.limits.max_context_chars / 4);
         // Each of the four strategies is named as configured; cache's trigger is its own, as a fraction.
-        for strategy in [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid, Strategy::Prune] {
+        for strategy in
+            [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid, Strategy::Prune, Strategy::Provider]
+        {
             file.compaction.strategy = strategy;
             let m = meter(&resolve(&file), pressure, window);
             assert_eq!(m.strategy, strategy);

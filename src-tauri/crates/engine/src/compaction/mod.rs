@@ -19,6 +19,7 @@ pub mod pins;
 pub mod plugins;
 pub mod preview;
 pub mod probe;
+pub mod provider;
 pub mod prune;
 pub mod reduction;
 mod summarize;

@@ -383,7 +383,14 @@ pub(crate) async fn request_summary(
     options: RequestOptions,
 ) -> Result<Result<(i64, Completion, u64), CompactOutcome>> {
     let prepared = ctx.prepare(live, Catalog::LastSent)?;
-    let outgoing = Outgoing { purpose, prepared: &prepared, appended: Some(appended), options };
+    let outgoing = Outgoing {
+        purpose,
+        prepared: &prepared,
+        appended: Some(appended),
+        options,
+        context_management: None,
+        standalone: false,
+    };
     match ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await {
         Ok((call_id, mut completion)) => {
             // The summary is stored (as the checkpoint and in the ledger): without secrets.

@@ -314,10 +314,59 @@ pub enum Strategy {
     // `mask`: old tool results masked by a one-line placeholder, no summarizer call;
     // `hybrid`: mask first, summarize only when masking cannot bring the request under the
     // threshold; `prune`: whole lines of old tool outputs and answers deleted, nothing rewritten,
-    // no summarizer call. (Plain comments: a doc comment would make the schema's enum a `oneOf`.)
+    // no summarizer call; `provider`: the API's own server-side compaction and context editing
+    // (Anthropic Messages, OpenAI Responses; docs/compaction.md). (Plain comments: a doc comment
+    // would make the schema's enum a `oneOf`.)
     Mask,
     Hybrid,
     Prune,
+    Provider,
+}
+
+/// The API's own compaction (`compaction.strategy: "provider"`): what each request asks the
+/// server to do. Anthropic: server compaction (`compact_20260112`) and context editing
+/// (`clear_tool_uses_20250919`, `clear_thinking_20251015`); Responses: `context_management`
+/// compaction, and `/responses/compact` for a compaction asked for by hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProviderCompactionConfig {
+    /// Input tokens at which the server compacts; `null`: `compaction.threshold` of the window in
+    /// force (Anthropic's own minimum, 50,000, applies there).
+    #[schemars(range(min = 1000))]
+    pub trigger: Option<u64>,
+    /// Anthropic: the summarization prompt, replacing the server's own; `null`: the server's.
+    pub instructions: Option<String>,
+    /// Anthropic: clear old tool results on the server past `clearToolUsesTrigger` input tokens.
+    pub clear_tool_uses: bool,
+    /// Input tokens at which tool results are cleared; `null`: the server's default (100,000).
+    #[schemars(range(min = 1000))]
+    pub clear_tool_uses_trigger: Option<u64>,
+    /// Most recent tool uses kept when clearing.
+    #[schemars(range(min = 0, max = 1000))]
+    pub keep_tool_uses: u32,
+    /// Clear at least this many input tokens each time, so a cleared prefix is worth its cache.
+    #[schemars(range(min = 1))]
+    pub clear_at_least: Option<u64>,
+    /// Anthropic: clear thinking blocks of earlier turns (`clear_thinking_20251015`).
+    pub clear_thinking: bool,
+    /// Anthropic: after a server compaction, restate the pins as a system message after the
+    /// compaction (mid-conversation system messages) instead of user text.
+    pub pins_as_system_message: bool,
+}
+
+impl Default for ProviderCompactionConfig {
+    fn default() -> Self {
+        Self {
+            trigger: None,
+            instructions: None,
+            clear_tool_uses: false,
+            clear_tool_uses_trigger: None,
+            keep_tool_uses: 3,
+            clear_at_least: None,
+            clear_thinking: false,
+            pins_as_system_message: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -341,6 +390,8 @@ pub struct CompactionConfig {
     /// Add to each checkpoint, beside what the model wrote, the files the replaced messages touched
     /// (with their last change) and how the last commands' output ended.
     pub artifact_trail: bool,
+    /// The API's own compaction, for `strategy: "provider"`.
+    pub provider: ProviderCompactionConfig,
 }
 
 impl Default for CompactionConfig {
@@ -353,6 +404,7 @@ impl Default for CompactionConfig {
             strategy: Strategy::Native,
             pin_files: vec!["AGENTS.md".into(), "CLAUDE.md".into()],
             artifact_trail: true,
+            provider: ProviderCompactionConfig::default(),
         }
     }
 }

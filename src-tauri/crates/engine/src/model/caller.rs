@@ -11,6 +11,7 @@ use super::ModelClient;
 use crate::config::{Api, ProviderConfig};
 use crate::error::{Error, Result};
 use crate::events::now_rfc3339;
+use crate::provider::context_management::{compact_body, COMPACT_ENDPOINT};
 use crate::provider::{build_body, configured_window, Completion, RequestOptions, Window};
 use crate::store::SessionId;
 use crate::store::{ModelCallRecord, ModelCallStart, ModelCallUpdate, Purpose, Store};
@@ -23,6 +24,11 @@ pub struct Outgoing<'a> {
     pub prepared: &'a PreparedRequest,
     pub appended: Option<&'a str>,
     pub options: RequestOptions,
+    /// The API's own context management for this request (`compaction.strategy: "provider"`).
+    pub context_management: Option<Value>,
+    /// Sent to the Responses API's `/responses/compact` instead (`model`, `instructions`,
+    /// `input`), not to the model endpoint.
+    pub standalone: bool,
 }
 
 /// The configured provider values, a client that answers, the window it reports (asked once),
@@ -84,9 +90,17 @@ impl ModelCaller {
         on_delta: &mut (dyn FnMut(&str) + Send),
         cancel: &CancellationToken,
     ) -> Result<(i64, Completion)> {
-        let Outgoing { purpose, prepared, appended, options } = outgoing;
+        let Outgoing { purpose, prepared, appended, options, context_management, standalone } = outgoing;
         let mut body = build_body(&self.config, &prepared.wire, &prepared.tools, options);
         let mut params = json!({"maxTokens": options.max_tokens, "stream": self.config.stream});
+        if let Some(field) = context_management {
+            body["context_management"] = field.clone();
+            params["contextManagement"] = field;
+        }
+        if standalone {
+            body = compact_body(&body);
+            params["endpoint"] = json!(COMPACT_ENDPOINT);
+        }
         // Anthropic's cache diagnostics: compared with the session's previous answer.
         if self.config.api == Api::Anthropic && self.config.cache_diagnostics {
             body["diagnostics"] = json!({"previous_message_id": store.last_response_id(session)?});
@@ -140,7 +154,12 @@ impl ModelCaller {
             estimated_tokens: estimate_tokens(request_chars),
             started_at: &started_at,
         })?;
-        match self.client.send(&body, on_delta, cancel).await {
+        let sent = if standalone {
+            self.client.compact(&body, cancel).await
+        } else {
+            self.client.send(&body, on_delta, cancel).await
+        };
+        match sent {
             Ok(completion) => Ok((call_id, completion)),
             Err(err) => {
                 let error = if matches!(err, Error::Cancelled) { "cancelled".to_string() } else { err.to_string() };

@@ -31,6 +31,12 @@ pub trait ModelClient: Send + Sync {
     /// The context window the server reports for the configured model, and which source said it;
     /// `Ok(None)` when it does not say.
     fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<Window>>>;
+
+    /// The Responses API's standalone compaction of a request's items (`/responses/compact`).
+    fn compact<'a>(&'a self, body: &'a Value, cancel: &'a CancellationToken) -> BoxFuture<'a, Result<Completion>> {
+        let _ = (body, cancel);
+        Box::pin(async { Err(crate::error::Error::Provider("this model client has no /responses/compact".into())) })
+    }
 }
 
 impl ModelClient for Provider {
@@ -45,5 +51,9 @@ impl ModelClient for Provider {
 
     fn fetch_context_window(&self) -> BoxFuture<'_, Result<Option<Window>>> {
         Box::pin(Provider::fetch_context_window(self))
+    }
+
+    fn compact<'a>(&'a self, body: &'a Value, cancel: &'a CancellationToken) -> BoxFuture<'a, Result<Completion>> {
+        Box::pin(Provider::compact(self, body, cancel))
     }
 }

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::context_management::{compaction_item, COMPACTION};
 use super::wire::WireItem;
 use super::{Completion, Usage};
 use crate::transcript::{Message, Role, ToolCall};
@@ -27,7 +28,11 @@ pub fn wire_messages(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
     for message in messages {
         let (role, blocks) = match message.role {
             Role::Assistant => {
-                let mut blocks = Vec::with_capacity(message.tool_calls.len() + 1);
+                let mut blocks = Vec::with_capacity(message.tool_calls.len() + 2);
+                // A server compaction opened this answer: it goes back first, as received.
+                if let Some(item) = compaction_item(message.provider_items.as_ref()) {
+                    blocks.push(item.clone());
+                }
                 if !message.content.is_empty() {
                     blocks.push(json!({"type": "text", "text": message.content}));
                 }
@@ -40,6 +45,8 @@ pub fn wire_messages(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
                 let id = message.tool_call_id.unwrap_or_default();
                 ("user", vec![json!({"type": "tool_result", "tool_use_id": id, "content": message.content})])
             }
+            // The pins restated after a server compaction: a system message of their own.
+            Role::System if message.summary && is_pinned(&message) => ("system", vec![json!({"type": "text", "text": message.content})]),
             Role::User | Role::System => ("user", vec![json!({"type": "text", "text": message.content})]),
         };
         if blocks.is_empty() {
@@ -51,6 +58,11 @@ pub fn wire_messages(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
         }
     }
     out
+}
+
+/// A pinned block (`meta.pinned`).
+fn is_pinned(message: &Message) -> bool {
+    message.meta.as_ref().and_then(|m| m.get("pinned")).and_then(Value::as_bool) == Some(true)
 }
 
 /// A call's arguments as the `input` object (arguments that are not a JSON object are kept
@@ -120,6 +132,36 @@ fn finish(stop_reason: &str) -> String {
     .to_string()
 }
 
+/// The tokens of the compaction iterations of `usage.iterations` (input, output): a server
+/// compaction is a sampling step of its own, billed beside the message's top-level figures.
+fn compaction_iterations(value: &Value) -> Option<(u64, u64)> {
+    let iterations = value.get("iterations")?.as_array()?;
+    let compactions = iterations.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some(COMPACTION));
+    let sum = compactions.fold((0, 0), |(i, o), it| {
+        let n = |k: &str| it.get(k).and_then(Value::as_u64).unwrap_or(0);
+        (i + n("input_tokens"), o + n("output_tokens"))
+    });
+    (sum != (0, 0)).then_some(sum)
+}
+
+/// Adds the compaction iterations to the message's figures (once, when the answer is complete).
+fn add_iterations(usage: &mut Usage, iterations: Option<(u64, u64)>) {
+    if let Some((input, output)) = iterations {
+        usage.prompt_tokens = Some(usage.prompt_tokens.unwrap_or(0) + input);
+        usage.completion_tokens = Some(usage.completion_tokens.unwrap_or(0) + output);
+    }
+}
+
+/// A compaction block as it goes back in the next request: its type and its summary.
+fn compaction_block(content: Option<&str>) -> Value {
+    json!({"type": COMPACTION, "content": content})
+}
+
+/// `context_management.applied_edits`, when the server edited something.
+fn applied_edits(value: Option<&Value>) -> Option<Value> {
+    value?.get("applied_edits").filter(|e| e.as_array().is_some_and(|a| !a.is_empty())).cloned()
+}
+
 /// Fills `usage` from an Anthropic `usage` object (whole or in part, as `message_delta` sends it).
 fn read_usage(usage: &mut Usage, value: &Value) {
     let read = crate::cost::AnthropicUsage::read(value);
@@ -141,9 +183,11 @@ pub fn parse_message(value: &Value) -> Result<Completion, String> {
     let content = value.get("content").and_then(Value::as_array).ok_or("sent a message without `content`")?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut compaction = None;
     for block in content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(block.get("text").and_then(Value::as_str).unwrap_or_default()),
+            Some(COMPACTION) => compaction = Some(compaction_block(block.get("content").and_then(Value::as_str))),
             Some("tool_use") => tool_calls.push(ToolCall {
                 id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_string(),
                 name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
@@ -155,11 +199,13 @@ pub fn parse_message(value: &Value) -> Result<Completion, String> {
     let mut usage = Usage::default();
     if let Some(u) = value.get("usage") {
         read_usage(&mut usage, u);
+        add_iterations(&mut usage, compaction_iterations(u));
     }
     Ok(Completion {
         text,
         tool_calls,
-        provider_items: None,
+        provider_items: compaction.map(|block| json!([block])),
+        context_edits: applied_edits(value.get("context_management")),
         finish_reason: value.get("stop_reason").and_then(Value::as_str).map(finish),
         usage,
         ttft_ms: None,
@@ -173,6 +219,7 @@ pub fn parse_message(value: &Value) -> Result<Completion, String> {
 enum Block {
     Text,
     Tool { id: String, name: String, json: String },
+    Compaction,
     Other,
 }
 
@@ -187,6 +234,10 @@ pub struct AnthropicStream {
     stop_reason: Option<String>,
     id: Option<String>,
     diagnostics: Option<Value>,
+    /// A server compaction's summary as it streamed in (`None` inside: it failed).
+    compaction: Option<Option<String>>,
+    iterations: Option<(u64, u64)>,
+    context_edits: Option<Value>,
     pub done: bool,
 }
 
@@ -215,6 +266,10 @@ impl AnthropicStream {
                         }
                         return Ok(None);
                     }
+                    Some(COMPACTION) => {
+                        self.compaction = Some(block.get("content").and_then(Value::as_str).map(str::to_string));
+                        Block::Compaction
+                    }
                     Some("tool_use") => Block::Tool {
                         id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_string(),
                         name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
@@ -236,6 +291,11 @@ impl AnthropicStream {
                     (Some("input_json_delta"), Some(Block::Tool { json, .. })) => {
                         json.push_str(delta.get("partial_json").and_then(Value::as_str).unwrap_or_default());
                     }
+                    (Some("compaction_delta"), Some(Block::Compaction)) => {
+                        if let Some(piece) = delta.get("content").and_then(Value::as_str) {
+                            self.compaction.get_or_insert(None).get_or_insert_with(String::new).push_str(piece);
+                        }
+                    }
                     (_, None) => return Err(format!("sent a delta for block {index}, which was never started")),
                     _ => {}
                 }
@@ -254,8 +314,10 @@ impl AnthropicStream {
                 }
                 if let Some(u) = event.get("usage") {
                     read_usage(&mut self.usage, u);
+                    self.iterations = compaction_iterations(u).or(self.iterations);
                 }
                 self.keep_diagnostics(event.get("diagnostics").or_else(|| event.pointer("/delta/diagnostics")));
+                self.context_edits = applied_edits(event.get("context_management")).or(self.context_edits.take());
             }
             "message_stop" => self.done = true,
             "error" => return Err(format!("reported an error: {}", event["error"])),
@@ -271,14 +333,16 @@ impl AnthropicStream {
         }
     }
 
-    pub fn finish(self) -> Result<Completion, String> {
+    pub fn finish(mut self) -> Result<Completion, String> {
         if !self.done && self.stop_reason.is_none() {
             return Err("ended the stream before the message was complete".into());
         }
+        add_iterations(&mut self.usage, self.iterations);
         Ok(Completion {
             text: self.text,
             tool_calls: self.tool_calls,
-            provider_items: None,
+            provider_items: self.compaction.map(|c| json!([compaction_block(c.as_deref())])),
+            context_edits: self.context_edits,
             finish_reason: self.stop_reason,
             usage: self.usage,
             ttft_ms: None,
@@ -393,5 +457,43 @@ mod tests {
         let error = failing.apply(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
         assert!(error.unwrap_err().contains("overloaded_error"));
         assert!(AnthropicStream::default().finish().is_err(), "a stream cut before message_stop is an error");
+    }
+
+    #[test]
+    fn a_server_compaction_opens_the_answer_goes_back_first_and_is_billed_with_its_iteration() {
+        let events = [
+            r#"{"type":"message_start","message":{"id":"msg_2","usage":{"input_tokens":900,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"compaction","content":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"We edited "}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"src/a.rs."}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"Done."}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5,"iterations":[{"type":"compaction","input_tokens":60000,"output_tokens":300},{"type":"message","input_tokens":900,"output_tokens":5}]},"context_management":{"applied_edits":[{"type":"clear_tool_uses_20250919","cleared_tool_uses":4,"cleared_input_tokens":12000}]}}"#,
+            r#"{"type":"message_stop"}"#,
+        ];
+        let mut stream = AnthropicStream::default();
+        for event in events {
+            stream.apply(event).unwrap();
+        }
+        let completion = stream.finish().unwrap();
+        assert_eq!(completion.text, "Done.");
+        let block = json!({"type": "compaction", "content": "We edited src/a.rs."});
+        assert_eq!(completion.provider_items, Some(json!([block.clone()])));
+        assert_eq!((completion.usage.prompt_tokens, completion.usage.completion_tokens), (Some(60_900), Some(305)));
+        assert_eq!(completion.context_edits.unwrap()[0]["cleared_tool_uses"], 4);
+        // The block goes back first in the answer that carried it.
+        let mut answer = message(Role::Assistant, "Done.");
+        answer.provider_items = completion.provider_items.clone();
+        let wire = wire_messages("", vec![answer]);
+        let body = body("m", &wire, &json!([]), 10, false, false);
+        assert_eq!(body["messages"][0]["content"][0], block);
+        assert_eq!(body["messages"][0]["content"][1]["text"], "Done.");
+        // Whole, the same.
+        let whole = json!({"id": "msg_3", "content": [block, {"type": "text", "text": "Done."}], "stop_reason": "end_turn",
+                           "usage": {"input_tokens": 10, "output_tokens": 2, "iterations": [{"type": "compaction", "input_tokens": 50, "output_tokens": 7}]}});
+        let parsed = parse_message(&whole).unwrap();
+        assert_eq!((parsed.usage.prompt_tokens, parsed.usage.completion_tokens), (Some(60), Some(9)));
+        assert!(parsed.provider_items.is_some() && parsed.context_edits.is_none());
     }
 }

@@ -119,6 +119,7 @@ impl ChatStream {
             duration_ms: 0,
             response_id: None,
             cache_diagnostics: None,
+        context_edits: None,
         })
     }
 }
@@ -155,6 +156,7 @@ pub fn parse_completion(body: &Value) -> Result<Completion, String> {
         duration_ms: 0,
         response_id: None,
         cache_diagnostics: None,
+        context_edits: None,
     })
 }
 

@@ -6,6 +6,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod chat;
 mod chunks;
+pub mod context_management;
 pub mod finder;
 mod report;
 pub(crate) mod responses;
@@ -76,6 +77,9 @@ pub struct Completion {
     pub response_id: Option<String>,
     /// What the server said about its prompt cache for this request (Anthropic's `diagnostics`).
     pub cache_diagnostics: Option<Value>,
+    /// What the server's context editing did to this request (Anthropic's
+    /// `context_management.applied_edits`), when it did something.
+    pub context_edits: Option<Value>,
 }
 
 /// Per-request options.
@@ -190,13 +194,18 @@ impl Provider {
         }
     }
 
-    /// The key as the API wants it: a bearer token, or Anthropic's `x-api-key` with its version.
-    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    /// The key as the API wants it: a bearer token, or Anthropic's `x-api-key` with its version
+    /// and the betas the request uses (cache diagnostics, `body`'s context management).
+    fn authorized(&self, request: reqwest::RequestBuilder, body: Option<&Value>) -> reqwest::RequestBuilder {
         match (self.config.api, &self.api_key) {
             (Api::Anthropic, key) => {
                 let mut request = request.header("anthropic-version", ANTHROPIC_VERSION);
+                let mut betas = body.map(context_management::betas).unwrap_or_default();
                 if self.config.cache_diagnostics {
-                    request = request.header("anthropic-beta", CACHE_DIAGNOSTICS_BETA);
+                    betas.insert(0, CACHE_DIAGNOSTICS_BETA);
+                }
+                if !betas.is_empty() {
+                    request = request.header("anthropic-beta", betas.join(","));
                 }
                 match key {
                     Some(key) => request.header("x-api-key", key),
@@ -249,11 +258,29 @@ impl Provider {
         on_delta: &mut (dyn FnMut(&str) + Send),
         cancel: &CancellationToken,
     ) -> Result<Completion> {
-        let url = self.endpoint();
+        self.send_to(self.endpoint(), body, on_delta, cancel).await
+    }
+
+    /// The Responses API's standalone compaction (`POST {baseUrl}/responses/compact`): the
+    /// window's items in, the compacted items out (an opaque `compaction` item among them), as
+    /// the answer's `provider_items`; no text.
+    pub async fn compact(&self, body: &Value, cancel: &CancellationToken) -> Result<Completion> {
+        let url = format!("{}/responses/compact", self.config.base_url.trim_end_matches('/'));
+        let completion = self.send_to(url, body, &mut |_| {}, cancel).await?;
+        Ok(Completion { text: String::new(), tool_calls: Vec::new(), ..completion })
+    }
+
+    async fn send_to(
+        &self,
+        url: String,
+        body: &Value,
+        on_delta: &mut (dyn FnMut(&str) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<Completion> {
         let started = Instant::now();
         let mut attempt: u32 = 0;
         let response = loop {
-            let request = self.authorized(self.http.post(&url).json(body));
+            let request = self.authorized(self.http.post(&url).json(body), Some(body));
             let outcome = tokio::select! {
                 outcome = request.send() => outcome,
                 _ = cancel.cancelled() => return Err(Error::Cancelled),
@@ -470,7 +497,7 @@ impl Provider {
     /// Sends a lookup (not a model request) with the key; `Ok(None)` when the server answers with
     /// an error status or something that is not JSON.
     async fn lookup_json(&self, url: &str, request: reqwest::RequestBuilder) -> Result<Option<Value>> {
-        let response = self.authorized(request).send().await.map_err(|e| self.describe_send_error(url, &e))?;
+        let response = self.authorized(request, None).send().await.map_err(|e| self.describe_send_error(url, &e))?;
         if !response.status().is_success() {
             return Ok(None);
         }

@@ -107,6 +107,7 @@ pub fn parse_response(response: &Value) -> Result<Completion, String> {
         duration_ms: 0,
         response_id: None,
         cache_diagnostics: None,
+        context_edits: None,
     })
 }
 

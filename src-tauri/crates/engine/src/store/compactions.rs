@@ -399,12 +399,8 @@ pub fn apply_checkpoint(
     hide_messages(tx, session, id, summarized_seqs)?;
     let seq = append_message(tx, session, &NewMessage::summary(added.checkpoint, anchor, id))?;
     if let Some(block) = added.pinned {
-        // Right after the checkpoint, marked so the views can show it as pinned.
-        let pinned_seq = append_message(tx, session, &NewMessage::summary(block, anchor, id))?;
-        tx.conn().execute(
-            "UPDATE messages SET meta = '{\"pinned\":true}' WHERE session_id = ?1 AND seq = ?2",
-            params![session, pinned_seq],
-        )?;
+        // Right after the checkpoint.
+        append_pinned(tx, session, id, &NewMessage::summary(block, anchor, id))?;
     }
     for context in added.inject {
         append_message(tx, session, &NewMessage::summary(context.clone(), anchor, id))?;
@@ -412,6 +408,17 @@ pub fn apply_checkpoint(
     tx.conn().execute(
         "UPDATE compactions SET status = 'applied', applied_at = ?2 WHERE id = ?1",
         params![id, now_rfc3339()],
+    )?;
+    Ok(seq)
+}
+
+/// Appends the pinned block `message` of compaction `id`, marked so the views show it as pinned.
+pub fn append_pinned(tx: &Tx<'_>, session: &SessionId, id: i64, message: &NewMessage) -> Result<i64> {
+    debug_assert_eq!(message.created_by, Some(id));
+    let seq = append_message(tx, session, message)?;
+    tx.conn().execute(
+        "UPDATE messages SET meta = '{\"pinned\":true}' WHERE session_id = ?1 AND seq = ?2",
+        params![session, seq],
     )?;
     Ok(seq)
 }
