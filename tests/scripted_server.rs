@@ -8,6 +8,12 @@
 //! (as a local server found by Settings → Find servers).
 
 #[allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#[path = "suite/support/context.rs"]
+mod context;
+#[allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#[path = "suite/support/prompt_cache.rs"]
+mod prompt_cache;
+#[allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 #[path = "suite/support/server.rs"]
 mod server;
 

@@ -116,7 +116,7 @@ async fn three_strategies_on_one_session_the_same_probes_checked_against_what_ea
     assert!(text.assert_ok().stdout.contains("mask"), "{}", text.stdout);
     let bad = h.alisio(&["bench", "compaction", &id, "--strategies", "magic"]).await;
     assert_eq!(bad.code, 2, "{}", bad.stderr);
-    assert!(bad.stderr.contains("native, cache, mask, hybrid, prune or agent"), "{}", bad.stderr);
+    assert!(bad.stderr.contains("native, cache, mask, hybrid, prune, provider or agent"), "{}", bad.stderr);
 }
 
 #[tokio::test]
@@ -136,4 +136,37 @@ async fn an_imported_sessions_own_summary_is_an_arm() {
             + arm(&report, "mask")["skipped"].as_array().unwrap().len() as u64,
         1
     );
+}
+
+#[tokio::test]
+async fn a_judge_profile_vouches_for_what_the_exact_check_missed_and_only_for_what_is_not_a_fact() {
+    let judge = super::support::ScriptedServer::start(vec![
+        Reply::Answer(Answer::text("YES")),
+        Reply::Answer(Answer::text("No.")),
+    ])
+    .await;
+    let profiles = json!({"judge": {"baseUrl": judge.base_url, "model": "judge-model", "stream": false}});
+    let h =
+        Harness::with_config(script(), json!({"plugins": [], "compaction": {"keepTurns": 1}, "profiles": profiles}))
+            .await;
+    let first = h.run(&[], "Write the parser. Never change the public API of parse_config.").await;
+    let id = first.assert_ok().session();
+    h.run(&["--session", &id], "Report parse errors with line numbers").await.assert_ok();
+    h.run(&["--session", &id], "thanks").await.assert_ok();
+    let run = h.alisio(&["bench", "compaction", &id, "--strategies", "native", "--judge", "judge", "--json"]).await;
+    let report = run.assert_ok().json();
+    let native = arm(&report, "native");
+    // The forgetful summary lost the constraint and the request; the judge was asked about those
+    // two only (never about the file or the error, which are facts), said yes to the first.
+    let asked = judge.bodies();
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    assert!(asked[0].to_string().contains("parse_config"), "{}", asked[0]);
+    assert_eq!(asked[0]["model"], "judge-model");
+    assert_eq!(
+        (native["probes"]["kept"].as_u64(), native["probes"]["judged"].as_u64()),
+        (Some(3), Some(1)),
+        "{report:#}"
+    );
+    let bad = h.alisio(&["bench", "compaction", &id, "--judge", "nobody"]).await;
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }

@@ -29,6 +29,7 @@ mod mcp;
 mod orphans;
 mod pins;
 mod profiles;
+mod provider;
 mod proxy;
 mod prune;
 mod real_server;

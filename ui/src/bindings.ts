@@ -17,7 +17,7 @@ arguments: string, };
 
 export type Api = "chat" | "responses" | "anthropic";
 
-export type Strategy = "native" | "cache" | "mask" | "hybrid" | "prune";
+export type Strategy = "native" | "cache" | "mask" | "hybrid" | "prune" | "provider";
 
 export type Permission = "allow" | "ask" | "deny";
 
@@ -257,7 +257,7 @@ fidelity: Fidelity | null, } | { "type": "compaction_skipped", reason: string, }
  */
 fidelity: Fidelity | null, } | { "type": "compaction_reverted", compactions: Array<number>, } | { "type": "plugin_hook_failed", plugin: string, hook: string, error: string, } | { "type": "telemetry_failed", endpoint: string, error: string, } | { "type": "mcp_server_failed", server: string, error: string, } | { "type": "tool_started", callId: string, name: string, } | { "type": "tool_finished", callId: string, name: string, ok: boolean, } | { "type": "model_call", promptTokens: number | null, cachedTokens: number | null, completionTokens: number | null, ttftMs: number | null, durationMs: number, requestChars: number, } | { "type": "text_delta", text: string, } | { "type": "turn_completed", text: string, } | { "type": "error", message: string, };
 
-export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown" | "mask" | "prune";
+export type CompactionReason = "manual" | "auto" | "budget" | "cache" | "unknown" | "mask" | "prune" | "provider";
 
 export type Size = { chars: number, tokens: number, };
 
@@ -411,6 +411,10 @@ costUsd: number | null,
 skipped: Array<string>, };
 
 export type Probes = { total: number, kept: number, 
+/**
+ * Of `kept`, those the judge model (`--judge`) vouched for where the exact check missed.
+ */
+judged: number, 
 /**
  * By probe kind: `file`, `instruction`, `error`, `task`.
  */
@@ -777,10 +781,15 @@ at?: number,
  */
 every?: number, 
 /**
- * The arms: native, cache, mask, hybrid, prune, agent (default: every strategy, and `agent`
+ * The arms: native, cache, mask, hybrid, prune, provider, agent (default: every strategy, and `agent`
  * when a session is imported).
  */
-strategies?: Array<string>, };
+strategies?: Array<string>, 
+/**
+ * A profile whose model judges the probes that are not facts (constraints, the latest
+ * request) where the exact check missed them.
+ */
+judge?: string, };
 
 export type StoredRequest = { session: string, limit: number | null, };
 

@@ -37,7 +37,17 @@ export const CONFIG_SCHEMA = {
           "AGENTS.md",
           "CLAUDE.md"
         ],
-        "artifactTrail": true
+        "artifactTrail": true,
+        "provider": {
+          "trigger": null,
+          "instructions": null,
+          "clearToolUses": false,
+          "clearToolUsesTrigger": null,
+          "keepToolUses": 3,
+          "clearAtLeast": null,
+          "clearThinking": false,
+          "pinsAsSystemMessage": true
+        }
       }
     },
     "cacheCompact": {
@@ -301,6 +311,20 @@ export const CONFIG_SCHEMA = {
           "description": "Add to each checkpoint, beside what the model wrote, the files the replaced messages touched\n(with their last change) and how the last commands' output ended.",
           "type": "boolean",
           "default": true
+        },
+        "provider": {
+          "description": "The API's own compaction, for `strategy: \"provider\"`.",
+          "$ref": "#/$defs/ProviderCompactionConfig",
+          "default": {
+            "trigger": null,
+            "instructions": null,
+            "clearToolUses": false,
+            "clearToolUsesTrigger": null,
+            "keepToolUses": 3,
+            "clearAtLeast": null,
+            "clearThinking": false,
+            "pinsAsSystemMessage": true
+          }
         }
       }
     },
@@ -312,8 +336,76 @@ export const CONFIG_SCHEMA = {
         "cache",
         "mask",
         "hybrid",
-        "prune"
+        "prune",
+        "provider"
       ]
+    },
+    "ProviderCompactionConfig": {
+      "description": "The API's own compaction (`compaction.strategy: \"provider\"`): what each request asks the\nserver to do. Anthropic: server compaction (`compact_20260112`) and context editing\n(`clear_tool_uses_20250919`, `clear_thinking_20251015`); Responses: `context_management`\ncompaction, and `/responses/compact` for a compaction asked for by hand.",
+      "type": "object",
+      "properties": {
+        "trigger": {
+          "description": "Input tokens at which the server compacts; `null`: `compaction.threshold` of the window in\nforce (Anthropic's own minimum, 50,000, applies there).",
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 1000,
+          "default": null
+        },
+        "instructions": {
+          "description": "Anthropic: the summarization prompt, replacing the server's own; `null`: the server's.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "clearToolUses": {
+          "description": "Anthropic: clear old tool results on the server past `clearToolUsesTrigger` input tokens.",
+          "type": "boolean",
+          "default": false
+        },
+        "clearToolUsesTrigger": {
+          "description": "Input tokens at which tool results are cleared; `null`: the server's default (100,000).",
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 1000,
+          "default": null
+        },
+        "keepToolUses": {
+          "description": "Most recent tool uses kept when clearing.",
+          "type": "integer",
+          "format": "uint32",
+          "minimum": 0,
+          "maximum": 1000,
+          "default": 3
+        },
+        "clearAtLeast": {
+          "description": "Clear at least this many input tokens each time, so a cleared prefix is worth its cache.",
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint64",
+          "minimum": 1,
+          "default": null
+        },
+        "clearThinking": {
+          "description": "Anthropic: clear thinking blocks of earlier turns (`clear_thinking_20251015`).",
+          "type": "boolean",
+          "default": false
+        },
+        "pinsAsSystemMessage": {
+          "description": "Anthropic: after a server compaction, restate the pins as a system message after the\ncompaction (mid-conversation system messages) instead of user text.",
+          "type": "boolean",
+          "default": true
+        }
+      }
     },
     "CacheCompactConfig": {
       "type": "object",

@@ -194,7 +194,7 @@ pub struct CompactArgs {
     /// Store a proposed checkpoint without applying it
     #[arg(long, conflicts_with_all = ["apply", "undo", "discard"])]
     pub preview: bool,
-    /// Compact with this strategy instead of compaction.strategy: native, cache, mask, hybrid or prune
+    /// Compact with this strategy instead of compaction.strategy: native, cache, mask, hybrid, prune or provider
     #[arg(long, value_parser = strategy, conflicts_with_all = ["preview", "apply", "undo", "discard"])]
     pub strategy: Option<Strategy>,
     /// What each strategy would make of the next request (tokens before/after); nothing is applied
@@ -228,7 +228,7 @@ pub enum CompactMode {
         session: String,
         #[arg(long)]
         focus: Option<String>,
-        /// native, cache, mask, hybrid or prune (default: compaction.strategy)
+        /// native, cache, mask, hybrid, prune or provider (default: compaction.strategy)
         #[arg(long, value_parser = strategy)]
         strategy: Option<Strategy>,
     },
@@ -280,7 +280,7 @@ impl CompactArgs {
 }
 
 fn strategy(text: &str) -> Result<Strategy, String> {
-    text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask, hybrid or prune"))
+    text.parse().map_err(|_| format!("unknown strategy `{text}`: native, cache, mask, hybrid, prune or provider"))
 }
 
 pub use super::subcommands::{

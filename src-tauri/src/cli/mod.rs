@@ -82,8 +82,8 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         }
         Command::Sessions { command } => commands::sessions::command(app, out, command).await,
         Command::Calls { command } => commands::calls::command(app, out, command).await,
-        Command::Bench { command: BenchCommand::Compaction { sessions, at, every, strategies } } => {
-            let request = alisio_api::bench::CompactionBenchRequest { sessions, at, every, strategies };
+        Command::Bench { command: BenchCommand::Compaction { sessions, at, every, strategies, judge } } => {
+            let request = alisio_api::bench::CompactionBenchRequest { sessions, at, every, strategies, judge };
             out.show(&alisio_api::bench::compaction(app, request).await?)
         }
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,

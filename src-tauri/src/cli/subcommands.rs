@@ -82,9 +82,12 @@ pub enum BenchCommand {
         /// Compact after every N-th message
         #[arg(long, value_name = "N")]
         every: Option<u32>,
-        /// The arms, comma-separated: native, cache, mask, hybrid, prune, agent
+        /// The arms, comma-separated: native, cache, mask, hybrid, prune, provider, agent
         #[arg(long, value_delimiter = ',', value_name = "LIST")]
         strategies: Option<Vec<String>>,
+        /// A profile whose model judges the probes that are not facts where the exact check missed
+        #[arg(long, value_name = "PROFILE")]
+        judge: Option<String>,
     },
 }
 

@@ -1,7 +1,9 @@
 //! Test support: a scripted model server, a temporary `$ALISIO_HOME` and workspace, and a runner
 //! for the real `alisio` binary.
 
+pub mod context;
 pub mod otlp;
+mod prompt_cache;
 pub mod server;
 
 use std::path::{Path, PathBuf};

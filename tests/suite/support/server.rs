@@ -12,6 +12,10 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::context::Applied;
+pub use super::prompt_cache::PromptCache;
+use super::prompt_cache::{diagnose, prompt_cache};
+
 #[derive(Clone, Debug, Default)]
 pub struct Answer {
     pub text: String,
@@ -94,6 +98,8 @@ struct State {
     cached_prefixes: Vec<String>,
     /// Cache diagnostics' fingerprints by message id: (system, tools, messages) serialized.
     fingerprints: HashMap<String, [String; 3]>,
+    /// The APIs' own context management (compaction items issued).
+    managed: super::context::Managed,
 }
 
 #[derive(Clone)]
@@ -221,12 +227,14 @@ async fn lookup(
 async fn write_anthropic(
     socket: &mut TcpStream,
     answer: &Answer,
-    cache: &PromptCache,
+    (cache, applied): (&PromptCache, &Applied),
     stream: bool,
 ) -> std::io::Result<()> {
     if stream {
         write_head(socket, 200, "text/event-stream").await?;
-        for event in anthropic_events(answer, cache) {
+        let mut events = anthropic_events(answer, cache);
+        super::context::decorate_anthropic_events(&mut events, applied);
+        for event in events {
             let name = event["type"].as_str().unwrap_or_default().to_string();
             socket.write_all(format!("event: {name}\ndata: {event}\n\n").as_bytes()).await?;
             socket.flush().await?;
@@ -234,19 +242,49 @@ async fn write_anthropic(
         Ok(())
     } else {
         write_head(socket, 200, "application/json").await?;
-        socket.write_all(anthropic_message(answer, cache).to_string().as_bytes()).await
+        let mut message = anthropic_message(answer, cache);
+        super::context::decorate_anthropic_message(&mut message, applied);
+        socket.write_all(message.to_string().as_bytes()).await
+    }
+}
+
+/// A refusal or a standalone compaction: the status and the JSON body.
+async fn write_json(socket: &mut TcpStream, (status, body): (u16, String)) -> std::io::Result<()> {
+    write_head(socket, status, "application/json").await?;
+    socket.write_all(body.as_bytes()).await?;
+    socket.shutdown().await
+}
+
+/// The APIs' own context management of `request`, before the script is read (a paused compaction
+/// reads none): what it does to the answer, or a whole answer (`/responses/compact`, a refusal).
+fn manage(
+    state: &Mutex<State>,
+    request: &Received,
+    anthropic: bool,
+) -> Result<Result<Applied, (u16, String)>, (u16, String)> {
+    let mut state = state.lock().unwrap();
+    let (managed, body) = (&mut state.managed, &request.body);
+    if request.path.ends_with("/responses/compact") {
+        super::context::standalone(managed, body).map(|v| Err((200, v.to_string())))
+    } else if anthropic {
+        super::context::anthropic(managed, body, request.headers.get("anthropic-beta").map(String::as_str)).map(Ok)
+    } else {
+        super::context::responses(managed, body).map(|compaction| Ok(Applied { compaction, ..Applied::default() }))
     }
 }
 
 async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result<()> {
     let Some(request) = read_request(&mut socket).await else { return Ok(()) };
     let route = state.lock().unwrap().routes.get(&request.path).cloned();
-    if let Some(body) = route {
-        state.lock().unwrap().received.push(request.clone());
-        write_head(&mut socket, 200, "application/json").await?;
-        socket.write_all(body.to_string().as_bytes()).await?;
-        return socket.shutdown().await;
-    }
+    let (responses, anthropic) = (request.path.ends_with("/responses"), request.path.ends_with("/messages"));
+    let applied =
+        match route.map(|body| Err((200, body.to_string()))).unwrap_or_else(|| manage(&state, &request, anthropic)) {
+            Ok(Ok(applied)) => applied,
+            Ok(Err(answer)) | Err(answer) => {
+                state.lock().unwrap().received.push(request.clone());
+                return write_json(&mut socket, answer).await;
+            }
+        };
     let (reply, models) = {
         let mut state = state.lock().unwrap();
         state.received.push(request.clone());
@@ -254,6 +292,8 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         // /models, or a probe such as Ollama's POST /api/show) that a real server may not know.
         if !request.is_model_call() {
             (None, Some(state.models.clone()))
+        } else if applied.pause {
+            (Some(Reply::Answer(Answer { usage: Some((0, 0, 0)), ..Answer::default() })), None)
         } else {
             (state.script.pop_front(), None)
         }
@@ -261,13 +301,11 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
     if let Some(models) = models {
         return lookup(&mut socket, &state, &request, models).await;
     }
-    let responses = request.path.ends_with("/responses");
-    let anthropic = request.path.ends_with("/messages");
     let stream = request.body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     // Anthropic's usage comes from a prompt cache kept here, as the API would count it.
     let cache = anthropic.then(|| {
         let mut state = state.lock().unwrap();
-        let mut cache = prompt_cache(&mut state.cached_prefixes, &request.body);
+        let mut cache = prompt_cache(&mut state.cached_prefixes, &applied.effective);
         cache.id = format!("msg_{:02}", state.received.len());
         cache.diagnostics = diagnose(&mut state.fingerprints, &cache.id, &request.body);
         cache
@@ -291,9 +329,10 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
         }
         Some(Reply::Hang) => tokio::time::sleep(Duration::from_secs(60)).await,
         Some(Reply::Answer(answer)) if anthropic => {
-            write_anthropic(&mut socket, &answer, &cache.unwrap_or_default(), stream).await?;
+            write_anthropic(&mut socket, &answer, (&cache.unwrap_or_default(), &applied), stream).await?;
         }
-        Some(Reply::Answer(answer)) => {
+        Some(Reply::Answer(mut answer)) => {
+            answer.opaque_items.splice(0..0, applied.compaction);
             if stream {
                 write_head(&mut socket, 200, "text/event-stream").await?;
                 let events = if responses { responses_events(&answer) } else { chat_chunks(&answer) };
@@ -422,77 +461,6 @@ pub fn responses_events(answer: &Answer) -> Vec<Value> {
     out
 }
 
-/// Tokens an Anthropic request read from the cache, wrote to it, and sent after its last breakpoint
-/// (≈ 4 characters a token of the serialized request).
-#[derive(Clone, Debug, Default)]
-pub struct PromptCache {
-    pub read: u64,
-    pub written: u64,
-    pub input: u64,
-    /// The answer's message id.
-    pub id: String,
-    /// Cache diagnostics, when the request asked for them.
-    pub diagnostics: Option<Value>,
-}
-
-/// Anthropic's cache diagnostics: a request naming `diagnostics.previous_message_id` is compared
-/// with that one — the first of model (not kept here), system, tools and messages that differs.
-fn diagnose(fingerprints: &mut HashMap<String, [String; 3]>, id: &str, body: &Value) -> Option<Value> {
-    let asked = body.get("diagnostics")?;
-    let unmarked = |v: &Value| {
-        let mut v = v.clone();
-        strip_cache_control(&mut v);
-        v.to_string()
-    };
-    let now = [unmarked(&body["system"]), unmarked(&body["tools"]), unmarked(&body["messages"])];
-    let verdict = match asked.get("previous_message_id").and_then(Value::as_str) {
-        None => Value::Null,
-        Some(previous) => match fingerprints.get(previous) {
-            None => json!({"cache_miss_reason": {"type": "previous_message_not_found"}}),
-            Some(before) => {
-                // Messages only grow: a miss there is an earlier message that changed.
-                let messages_kept = now[2].starts_with(before[2].trim_end_matches(']'));
-                match (before[0] == now[0], before[1] == now[1], messages_kept) {
-                    (false, ..) => json!({"cache_miss_reason": {"type": "system_changed"}}),
-                    (_, false, _) => json!({"cache_miss_reason": {"type": "tools_changed"}}),
-                    (_, _, false) => json!({"cache_miss_reason": {"type": "messages_changed"}}),
-                    _ => json!({"cache_miss_reason": null}),
-                }
-            }
-        },
-    };
-    fingerprints.insert(id.to_string(), now);
-    Some(verdict)
-}
-
-/// Looks the request's cacheable prefix (system, tools, messages up to the last `cache_control`)
-/// up among the earlier ones, keeps it, and counts.
-fn prompt_cache(prefixes: &mut Vec<String>, body: &Value) -> PromptCache {
-    let messages = body["messages"].as_array().cloned().unwrap_or_default();
-    let marked =
-        |m: &Value| m["content"].as_array().is_some_and(|c| c.iter().any(|b| b.get("cache_control").is_some()));
-    let last = messages.iter().rposition(marked).map_or(0, |i| i + 1);
-    // The breakpoints mark where the cache ends; they are not part of what is cached.
-    let unmarked = |v: &Value| {
-        let mut v = v.clone();
-        strip_cache_control(&mut v);
-        v.to_string()
-    };
-    let mut prefix = format!("{}{}", unmarked(&body["system"]), unmarked(&body["tools"]));
-    prefix.extend(messages[..last].iter().map(unmarked));
-    let tail: usize = messages[last..].iter().map(|m| m.to_string().len()).sum();
-    let common =
-        prefixes.iter().map(|p| p.bytes().zip(prefix.bytes()).take_while(|(a, b)| a == b).count()).max().unwrap_or(0);
-    let cache = PromptCache {
-        read: common as u64 / 4,
-        written: (prefix.len() - common) as u64 / 4,
-        input: tail as u64 / 4 + 1,
-        ..Default::default()
-    };
-    prefixes.push(prefix);
-    cache
-}
-
 fn anthropic_usage(answer: &Answer, cache: &PromptCache) -> Value {
     let (_, completion, _) = answer.usage.unwrap_or((0, 0, 0));
     json!({"input_tokens": cache.input, "cache_read_input_tokens": cache.read,
@@ -560,15 +528,4 @@ pub fn anthropic_events(answer: &Answer, cache: &PromptCache) -> Vec<Value> {
     out.push(delta);
     out.push(json!({"type": "message_stop"}));
     out
-}
-
-fn strip_cache_control(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.remove("cache_control");
-            map.values_mut().for_each(strip_cache_control);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_cache_control),
-        _ => {}
-    }
 }

@@ -8,15 +8,15 @@ import {
 /** An arm that ran at one point with every figure zero, `partial` on top. */
 function arm(strategy: string, kept: number, total: number, partial: Partial<Arm> = {}): Arm {
   return {
-    strategy, points: 1, probes: { total, kept, byKind: {} }, summarizerTokensIn: 0, summarizerTokensOut: 0,
+    strategy, points: 1, probes: { total, kept, judged: 0, byKind: {} }, summarizerTokensIn: 0, summarizerTokensOut: 0,
     nextRequestTokens: 0, reprocessedTokens: 0, costUsd: null, skipped: [], ...partial,
   };
 }
 
 describe("the bake-off's arms", () => {
   it("offers the agent's own summary only for an imported session", () => {
-    expect(benchArms(false)).toEqual(["native", "cache", "mask", "hybrid", "prune"]);
-    expect(benchArms(true)).toEqual(["native", "cache", "mask", "hybrid", "prune", "agent"]);
+    expect(benchArms(false)).toEqual(["native", "cache", "mask", "hybrid", "prune", "provider"]);
+    expect(benchArms(true)).toEqual(["native", "cache", "mask", "hybrid", "prune", "provider", "agent"]);
   });
 
   it("names arms as the compaction dialog does", () => {
@@ -64,9 +64,10 @@ describe("the bake-off's figures", () => {
     expect(tallyText({ kept: 3, total: 4 })).toBe("3/4");
     expect(tallyText({ kept: 0, total: 0 })).toBe("—");
     expect(tallyText(undefined)).toBe("—");
-    const probes = { kept: 12, total: 14, byKind: { task: { kept: 1, total: 1 }, file: { kept: 8, total: 9 }, zeta: { kept: 0, total: 1 }, error: { kept: 0, total: 1 } } };
+    const probes = { kept: 12, total: 14, judged: 0, byKind: { task: { kept: 1, total: 1 }, file: { kept: 8, total: 9 }, zeta: { kept: 0, total: 1 }, error: { kept: 0, total: 1 } } };
     expect(probesText(probes)).toBe("12/14 (86 %)");
-    expect(probesText({ kept: 0, total: 0, byKind: {} })).toBe("—");
+    expect(probesText({ kept: 0, total: 0, judged: 0, byKind: {} })).toBe("—");
+    expect(probesText({ ...probes, judged: 2 })).toBe("12/14 (86 %), 2 by the judge");
     expect(kindBreakdown(probes).map((k) => `${k.kind} ${k.text}`)).toEqual(["file 8/9", "instruction —", "error 0/1", "task 1/1", "zeta 0/1"]);
   });
 

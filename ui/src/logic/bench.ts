@@ -6,7 +6,7 @@ import { STRATEGY_TEXT } from "./compaction";
 import { formatUsd } from "./format";
 
 /** Every arm, in the order the engine runs them; `agent` only for an imported session. */
-export const BENCH_ARMS = ["native", "cache", "mask", "hybrid", "prune", "agent"] as const;
+export const BENCH_ARMS = ["native", "cache", "mask", "hybrid", "prune", "provider", "agent"] as const;
 
 /** The arms that ask the configured model for a summary. */
 export const SUMMARIZER_ARMS: readonly string[] = ["native", "cache", "hybrid"];
@@ -80,10 +80,12 @@ export function tallyText(t: Tally | undefined): string {
   return t && t.total > 0 ? `${t.kept}/${t.total}` : "—";
 }
 
-/** "12/14 (86 %)", or "—" with no probes. */
+/** "12/14 (86 %)" (", 2 by the judge" when a judge model vouched for some), or "—" with no probes. */
 export function probesText(p: Probes): string {
   const pct = keptPercent(p);
-  return pct === null ? "—" : `${p.kept}/${p.total} (${pct} %)`;
+  if (pct === null) return "—";
+  const judged = p.judged > 0 ? `, ${p.judged} by the judge` : "";
+  return `${p.kept}/${p.total} (${pct} %)${judged}`;
 }
 
 /** The probes by kind: file, instruction, error, task, then any other kind the engine adds (A→Z). */

@@ -64,6 +64,7 @@ export const STRATEGY_TEXT: Record<Strategy, { name: string; what: string }> = {
   mask: { name: "Mask", what: "old tool results become one-line placeholders; no model call" },
   hybrid: { name: "Hybrid", what: "mask first; summarize only if still over the threshold" },
   prune: { name: "Prune", what: "old outputs and answers lose whole lines, nothing rewritten; no model call" },
+  provider: { name: "Provider", what: "the API compacts on its server (Anthropic, Responses); Alisio records what it kept" },
 };
 
 /**

@@ -11,7 +11,7 @@ describe("settings hints come from the engine's schema", () => {
     expect(defaultHint(["limits", "maxTokens"])).toBe("none");
     expect(rangeHint(["compaction", "threshold"])).toBe("0.1–0.99");
     expect(rangeHint(["mcpServers", "any", "startupTimeoutMs"])).toBe("100–600000");
-    expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache", "mask", "hybrid", "prune"]);
+    expect(optionsAt(["compaction", "strategy"])).toEqual(["native", "cache", "mask", "hybrid", "prune", "provider"]);
     expect(optionsAt(["profiles", "local", "api"])).toEqual(["chat", "responses", "anthropic"]);
   });
 });

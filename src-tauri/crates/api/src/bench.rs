@@ -1,7 +1,7 @@
 //! The compaction bake-off: every strategy head to head on the user's own sessions (`alisio bench
 //! compaction`).
 
-use alisio_engine::bench::{bake_off, ArmKind, BakeOff, Points};
+use alisio_engine::bench::{bake_off, ArmKind, BakeOff, Judge, Points};
 use alisio_engine::config::Strategy;
 use serde::Deserialize;
 use ts_rs::TS;
@@ -22,11 +22,16 @@ pub struct CompactionBenchRequest {
     #[serde(default)]
     #[ts(optional)]
     pub every: Option<u32>,
-    /// The arms: native, cache, mask, hybrid, prune, agent (default: every strategy, and `agent`
+    /// The arms: native, cache, mask, hybrid, prune, provider, agent (default: every strategy, and `agent`
     /// when a session is imported).
     #[serde(default)]
     #[ts(optional)]
     pub strategies: Option<Vec<String>>,
+    /// A profile whose model judges the probes that are not facts (constraints, the latest
+    /// request) where the exact check missed them.
+    #[serde(default)]
+    #[ts(optional)]
+    pub judge: Option<String>,
 }
 
 /// Forks each session at each point, compacts the fork under each arm, probes and measures it,
@@ -53,16 +58,23 @@ pub async fn compaction(app: &App, request: CompactionBenchRequest) -> ApiResult
             arms
         }
     };
+    let judge = match &request.judge {
+        Some(profile) => {
+            let config = alisio_engine::config::with_profile(&app.config().effective_document(), profile)?;
+            Some(Judge::new(&config.provider)?)
+        }
+        None => None,
+    };
     let engine = app.engine()?;
     let forensics = app.forensics()?;
-    Ok(bake_off(&engine, &forensics, &sessions, points, &arms, &app.operation()).await?)
+    Ok(bake_off(&engine, &forensics, &sessions, points, &arms, judge.as_ref(), &app.operation()).await?)
 }
 
-const STRATEGIES: [Strategy; 5] =
-    [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid, Strategy::Prune];
+const STRATEGIES: [Strategy; 6] =
+    [Strategy::Native, Strategy::Cache, Strategy::Mask, Strategy::Hybrid, Strategy::Prune, Strategy::Provider];
 
 fn arm(name: &str) -> ApiResult<ArmKind> {
     ArmKind::parse(name).ok_or_else(|| {
-        ApiError::invalid(format!("unknown strategy `{name}`: native, cache, mask, hybrid, prune or agent"))
+        ApiError::invalid(format!("unknown strategy `{name}`: native, cache, mask, hybrid, prune, provider or agent"))
     })
 }

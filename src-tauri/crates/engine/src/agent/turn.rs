@@ -37,8 +37,14 @@ pub(super) async fn call_model(ctx: &Context<'_>) -> Result<Step> {
     };
     let mut on_delta = |piece: &str| show(stream.push(piece));
     let context_management = crate::compaction::provider::turn_field(ctx).await;
-    let outgoing =
-        Outgoing { purpose: Purpose::Turn, prepared: &prepared, appended: None, options, context_management, standalone: false };
+    let outgoing = Outgoing {
+        purpose: Purpose::Turn,
+        prepared: &prepared,
+        appended: None,
+        options,
+        context_management,
+        standalone: false,
+    };
     let sent = ctx.model.send_recorded(ctx.store, &session.id, outgoing, &mut on_delta, ctx.cancel).await;
     show(stream.finish());
     let (call_id, mut completion) = sent?;

@@ -119,7 +119,8 @@ impl<'s> Rebuilder<'s> {
         if let Some(field) = params.get("contextManagement") {
             body["context_management"] = field.clone();
         }
-        if params.get("endpoint").and_then(Value::as_str) == Some(crate::provider::context_management::COMPACT_ENDPOINT) {
+        if params.get("endpoint").and_then(Value::as_str) == Some(crate::provider::context_management::COMPACT_ENDPOINT)
+        {
             body = crate::provider::context_management::compact_body(&body);
         }
         Ok((body, response))

@@ -47,7 +47,7 @@ pub struct StrategyPreview {
     pub pinned_tokens: u64,
 }
 
-/// Every strategy's preview, in the order native, cache, mask, hybrid, prune.
+/// Every strategy's preview, in the order native, cache, mask, hybrid, prune, provider.
 pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
     let live = ctx.store.live_messages(ctx.session_id())?;
     let now = pressure(ctx)?;
@@ -136,10 +136,20 @@ pub async fn strategies(ctx: &Context<'_>) -> Result<Vec<StrategyPreview>> {
         None => StrategyPreview { strategy: Strategy::Hybrid, ..mask.clone() },
     };
     let prune = prune_preview(ctx, &live, now.request_chars(), &base)?;
-    let mut previews = vec![native, cache, mask, hybrid, prune];
+    let provider = provider_preview(ctx, &base);
+    let mut previews = vec![native, cache, mask, hybrid, prune, provider];
     let default = default_strategy(ctx.config);
     previews.iter_mut().for_each(|p| p.is_default = p.strategy == default);
     Ok(previews)
+}
+
+/// What the server keeps is known only once it has compacted.
+fn provider_preview(ctx: &Context<'_>, base: &StrategyPreview) -> StrategyPreview {
+    let why = match ctx.config.provider.api {
+        crate::config::Api::Chat => "the chat API has no server-side compaction",
+        _ => "the provider compacts on its server: what it keeps is known once it has",
+    };
+    StrategyPreview { strategy: Strategy::Provider, unavailable: Some(why.into()), ..base.clone() }
 }
 
 /// Pruning without a focus (a focus only keeps more lines).

@@ -19,9 +19,7 @@ use crate::error::Result;
 use crate::events::{CompactionReason, Event, Size};
 use crate::fidelity::{assess, CheckpointText};
 use crate::model::{Outgoing, Purpose};
-use crate::provider::context_management::{
-    checkpoint_of, compaction_item, request_field, ANTHROPIC_MIN_TRIGGER,
-};
+use crate::provider::context_management::{checkpoint_of, compaction_item, request_field, ANTHROPIC_MIN_TRIGGER};
 use crate::provider::{Completion, RequestOptions};
 use crate::store::compactions::{self, CheckpointDetail, NewCompaction, RecordDetail, Status, Trigger, TriggerKind};
 use crate::store::sessions::append_message;
@@ -117,7 +115,8 @@ fn record(
         })),
         trigger: Some(trigger),
     };
-    let system_pins = ctx.config.provider.api == Api::Anthropic && ctx.config.compaction.provider.pins_as_system_message;
+    let system_pins =
+        ctx.config.provider.api == Api::Anthropic && ctx.config.compaction.provider.pins_as_system_message;
     let session = ctx.session_id();
     let id = ctx.store.write(|tx| {
         let id = compactions::insert_compaction(tx, session, &new, Status::Applied)?;
@@ -213,8 +212,14 @@ pub async fn compact_by_provider(ctx: &Context<'_>, trigger: Trigger) -> Result<
         Api::Anthropic => (request_field(api, &settings.provider, ANTHROPIC_MIN_TRIGGER, true), false),
         _ => (None, true),
     };
-    let outgoing =
-        Outgoing { purpose: Purpose::Compaction, prepared: &prepared, appended: None, options, context_management, standalone };
+    let outgoing = Outgoing {
+        purpose: Purpose::Compaction,
+        prepared: &prepared,
+        appended: None,
+        options,
+        context_management,
+        standalone,
+    };
     let (call_id, completion) =
         ctx.model.send_recorded(ctx.store, ctx.session_id(), outgoing, &mut |_| {}, ctx.cancel).await?;
     let Some(item) = compaction_item(completion.provider_items.as_ref()).cloned() else {
@@ -229,7 +234,10 @@ pub async fn compact_by_provider(ctx: &Context<'_>, trigger: Trigger) -> Result<
     // of its own), or the compacted items Responses returned, whole.
     let message = match api {
         Api::Anthropic => NewMessage::assistant(String::new(), Vec::new(), Some(json!([item]))),
-        _ => NewMessage::provider_summary(checkpoint_of(&item)["text"].as_str().unwrap_or_default(), completion.provider_items.clone()),
+        _ => NewMessage::provider_summary(
+            checkpoint_of(&item)["text"].as_str().unwrap_or_default(),
+            completion.provider_items.clone(),
+        ),
     };
     let seq = ctx.store.write(|tx| append_message(tx, ctx.session_id(), &message))?;
     ctx.model.finish(ctx.store, call_id, &completion, Some(seq))?;

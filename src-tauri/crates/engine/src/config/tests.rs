@@ -88,7 +88,10 @@ fn the_schema_carries_the_engine_defaults_ranges_and_options() {
     assert_eq!(defs["CacheCompactConfig"]["properties"]["summaryMaxTokens"]["default"], json!(1200));
     assert_eq!(defs["LimitsConfig"]["properties"]["maxOutputTokens"]["default"], json!(8192));
     let strategies = defs["Strategy"]["enum"].as_array().cloned().unwrap_or_default();
-    assert_eq!(strategies, vec![json!("native"), json!("cache"), json!("mask"), json!("hybrid"), json!("prune")]);
+    assert_eq!(
+        strategies,
+        vec![json!("native"), json!("cache"), json!("mask"), json!("hybrid"), json!("prune"), json!("provider")]
+    );
     let document = Config::default().effective_document();
     assert_eq!(document["compaction"]["maxOutputTokens"], json!(16000));
 }

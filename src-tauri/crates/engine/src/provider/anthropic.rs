@@ -46,7 +46,9 @@ pub fn wire_messages(system: &str, messages: Vec<Message>) -> Vec<WireItem> {
                 ("user", vec![json!({"type": "tool_result", "tool_use_id": id, "content": message.content})])
             }
             // The pins restated after a server compaction: a system message of their own.
-            Role::System if message.summary && is_pinned(&message) => ("system", vec![json!({"type": "text", "text": message.content})]),
+            Role::System if message.summary && is_pinned(&message) => {
+                ("system", vec![json!({"type": "text", "text": message.content})])
+            }
             Role::User | Role::System => ("user", vec![json!({"type": "text", "text": message.content})]),
         };
         if blocks.is_empty() {

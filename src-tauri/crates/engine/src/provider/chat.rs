@@ -119,7 +119,7 @@ impl ChatStream {
             duration_ms: 0,
             response_id: None,
             cache_diagnostics: None,
-        context_edits: None,
+            context_edits: None,
         })
     }
 }

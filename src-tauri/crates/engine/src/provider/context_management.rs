@@ -34,8 +34,7 @@ pub fn request_field(api: Api, settings: &ProviderCompactionConfig, trigger: u64
                 edits.push(json!({"type": "clear_thinking_20251015", "keep": "all"}));
             }
             if settings.clear_tool_uses {
-                let mut edit =
-                    json!({"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": settings.keep_tool_uses}});
+                let mut edit = json!({"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": settings.keep_tool_uses}});
                 if let Some(at) = settings.clear_tool_uses_trigger {
                     edit["trigger"] = json!({"type": "input_tokens", "value": at});
                 }
@@ -149,7 +148,10 @@ mod tests {
         let checkpoint = checkpoint_of(&item);
         assert_eq!(checkpoint["opaque"], true);
         assert!(checkpoint["text"].as_str().unwrap().contains("cmp_1: 8 characters"));
-        assert_eq!(checkpoint_of(&json!({"type": "compaction", "content": "We fixed a.rs."})), json!({"text": "We fixed a.rs."}));
+        assert_eq!(
+            checkpoint_of(&json!({"type": "compaction", "content": "We fixed a.rs."})),
+            json!({"text": "We fixed a.rs."})
+        );
         assert_eq!(compaction_item(Some(&json!([{"type": "message"}]))), None);
     }
 }

@@ -7,6 +7,8 @@
 //! and the dollars at the prices in force. The forks are removed afterwards; the sessions are only
 //! read. For an imported session, the agent's own recorded summaries are an arm too (`agent`).
 
+mod judge;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -25,6 +27,8 @@ use crate::fidelity::{assess_by_kind, CheckpointText, MissingKind};
 use crate::store::{Purpose, Session};
 use crate::transcript::{estimate_tokens, Message};
 use crate::view::{model_view, ModelView};
+
+pub use judge::Judge;
 
 /// One arm of the bake-off: a strategy, or the agent's own summaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +78,8 @@ pub struct Tally {
 pub struct Probes {
     pub total: u64,
     pub kept: u64,
+    /// Of `kept`, those the judge model (`--judge`) vouched for where the exact check missed.
+    pub judged: u64,
     /// By probe kind: `file`, `instruction`, `error`, `task`.
     pub by_kind: BTreeMap<String, Tally>,
 }
@@ -136,6 +142,7 @@ impl Arm {
         self.points += 1;
         self.probes.total += outcome.probes.total;
         self.probes.kept += outcome.probes.kept;
+        self.probes.judged += outcome.probes.judged;
         for (kind, tally) in outcome.probes.by_kind {
             let sum = self.probes.by_kind.entry(kind).or_default();
             sum.total += tally.total;
@@ -196,6 +203,7 @@ pub async fn bake_off(
     sessions: &[Session],
     points: Points,
     arms: &[ArmKind],
+    judge: Option<&Judge>,
     cancel: &CancellationToken,
 ) -> Result<BakeOff> {
     let mut out: Vec<(Arm, Option<Money>)> = arms.iter().map(|k| (Arm::new(*k), None)).collect();
@@ -208,9 +216,9 @@ pub async fn bake_off(
                 }
                 let result = match kind {
                     ArmKind::Strategy(strategy) => {
-                        strategy_arm(engine, forensics, session, seq, *strategy, cancel).await
+                        strategy_arm(engine, forensics, session, seq, *strategy, judge, cancel).await
                     }
-                    ArmKind::Agent => agent_arm(engine, session, seq),
+                    ArmKind::Agent => agent_arm(engine, session, seq, judge, cancel).await,
                 };
                 match result? {
                     Ok(outcome) => arm.add(outcome, cost),
@@ -237,6 +245,7 @@ async fn strategy_arm(
     source: &Session,
     seq: i64,
     strategy: Strategy,
+    judge: Option<&Judge>,
     cancel: &CancellationToken,
 ) -> Result<std::result::Result<Outcome, String>> {
     let store = engine.store();
@@ -252,7 +261,9 @@ async fn strategy_arm(
             return Ok(Err(reason));
         }
         let after = model_view(store, engine.config(), &fork, &[], None)?;
-        let probes = probes(&live, engine.config().compaction.keep_turns, &view_text(&after), &fork.workspace);
+        let text = view_text(&after);
+        let span = before_kept(&live, engine.config().compaction.keep_turns);
+        let probes = probes(span, &CheckpointText::Text(&text), &fork.workspace, judge, &text, cancel).await?;
         let mut measured = measure(store, forensics, &fork, &before, &after, engine.config())?;
         measured.probes = probes;
         Ok(Ok(measured))
@@ -263,7 +274,13 @@ async fn strategy_arm(
 }
 
 /// The agent's own recorded summary nearest after `seq`, checked against what it replaced.
-fn agent_arm(engine: &Engine, session: &Session, seq: i64) -> Result<std::result::Result<Outcome, String>> {
+async fn agent_arm(
+    engine: &Engine,
+    session: &Session,
+    seq: i64,
+    judge: Option<&Judge>,
+    cancel: &CancellationToken,
+) -> Result<std::result::Result<Outcome, String>> {
     if session.source.is_none() {
         return Ok(Err("an agent arm needs an imported session".into()));
     }
@@ -277,10 +294,12 @@ fn agent_arm(engine: &Engine, session: &Session, seq: i64) -> Result<std::result
     let messages = store.all_messages(&session.id)?;
     let span: Vec<Message> = messages.iter().filter(|m| m.compacted_by == Some(record.id)).cloned().collect();
     let checkpoint = record.checkpoint().map(|c| c.checkpoint.clone()).unwrap_or(Value::Null);
-    let (fidelity, checked) = assess_by_kind(&span, &CheckpointText::from_value(&checkpoint), &session.workspace);
+    let text = CheckpointText::from_value(&checkpoint);
+    let read = checkpoint.to_string();
+    let probes = probes(&span, &text, &session.workspace, judge, &read, cancel).await?;
     let next = record.after_chars;
     Ok(Ok(Outcome {
-        probes: tally(&fidelity, &checked),
+        probes,
         summarizer_in: 0,
         summarizer_out: 0,
         next: estimate_tokens(next),
@@ -289,12 +308,35 @@ fn agent_arm(engine: &Engine, session: &Session, seq: i64) -> Result<std::result
     }))
 }
 
-/// The probes over the history before the kept turns, checked against `text`.
-fn probes(live: &[Message], keep_turns: u32, text: &str, workspace: &str) -> Probes {
+/// The history before the kept turns: what the probes are built from.
+fn before_kept(live: &[Message], keep_turns: u32) -> &[Message] {
     let shapes: Vec<_> = live.iter().map(shape_of).collect();
     let cut = crate::compaction::boundary::select_safe_boundary(&shapes, keep_turns).unwrap_or(0);
-    let (fidelity, checked) = assess_by_kind(&live[..cut], &CheckpointText::Text(text), workspace);
-    tally(&fidelity, &checked)
+    &live[..cut]
+}
+
+/// The probes over `span`, checked exactly against `text`; with a judge, the ones that are not
+/// facts and were not found are put to it, reading `request`.
+async fn probes(
+    span: &[Message],
+    text: &CheckpointText<'_>,
+    workspace: &str,
+    judge: Option<&Judge>,
+    request: &str,
+    cancel: &CancellationToken,
+) -> Result<Probes> {
+    let (mut fidelity, checked) = assess_by_kind(span, text, workspace);
+    let mut judged = 0;
+    if let Some(judge) = judge {
+        let rescued = judge.rescued(&fidelity.missing, request, cancel).await?;
+        judged = rescued.len() as u64;
+        let mut index = 0;
+        fidelity.missing.retain(|_| {
+            index += 1;
+            !rescued.contains(&(index - 1))
+        });
+    }
+    Ok(Probes { judged, ..tally(&fidelity, &checked) })
 }
 
 fn tally(fidelity: &crate::fidelity::Fidelity, checked: &[(MissingKind, u32)]) -> Probes {
