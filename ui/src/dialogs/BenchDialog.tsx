@@ -5,7 +5,7 @@ import { api } from "../api";
 import type { BakeOff } from "../bindings";
 import { Dialog } from "../components";
 import { errorMessage } from "../events";
-import { armName, benchArms, benchBusyText, benchRequest, type BenchForm } from "../logic";
+import { armName, benchArms, benchBusyText, benchRequest, judgeProfiles, type BenchForm } from "../logic";
 import { BenchResults } from "../panes/BenchResults";
 
 /**
@@ -20,6 +20,7 @@ export function BenchDialog(props: { session: string; imported: boolean; onClose
   const [busy, setBusy] = useState<string | null>(null);
   const [result, setResult] = useState<BakeOff | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [profiles, setProfiles] = useState<string[]>([]);
   const open = useRef(true);
   useEffect(() => {
     open.current = true;
@@ -28,6 +29,7 @@ export function BenchDialog(props: { session: string; imported: boolean; onClose
       (v) => open.current && setForm((f) => (f.at === "" ? { ...f, at: String(v.messages[v.messages.length - 1]?.seq ?? "") } : f)),
       () => {},
     );
+    api.configGet({}).then((c) => open.current && setProfiles(judgeProfiles(c.effective)), () => {});
     return () => {
       open.current = false;
     };
@@ -81,6 +83,7 @@ export function BenchDialog(props: { session: string; imported: boolean; onClose
           messages
         </label>
       </fieldset>
+      <JudgeSelect profiles={profiles} value={form.judge ?? ""} disabled={!!busy} onChange={(judge) => set({ judge })} />
       <div class="row">
         <button onClick={run} disabled={!!busy || "error" in built} aria-busy={!!busy} data-testid="bench-run">
           {busy ? "Comparing…" : "Run"}
@@ -98,5 +101,23 @@ export function BenchDialog(props: { session: string; imported: boolean; onClose
       {error && <div class="error" role="alert">{error}</div>}
       {result && !busy && <BenchResults arms={result.arms} />}
     </Dialog>
+  );
+}
+
+/** The judge: a profile whose model vouches for what is not a fact; shown only when there are profiles. */
+function JudgeSelect(props: { profiles: string[]; value: string; disabled: boolean; onChange: (judge: string) => void }) {
+  if (props.profiles.length === 0) return null;
+  return (
+    <label class="card" data-testid="bench-judge-row">
+      Judge, for what is not a fact (constraints, the request) when the exact check misses it:{" "}
+      <select value={props.value} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)} data-testid="bench-judge">
+        <option value="">none — exact checks only</option>
+        {props.profiles.map((p) => (
+          <option key={p} value={p}>
+            profile {p}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

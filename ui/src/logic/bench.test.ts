@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Arm } from "../bindings";
 import {
   armName, benchArms, benchBars, benchBusyText, benchCost, benchMax, benchRequest, bestArm, keptPercent, kindBreakdown, probesText, rankArms, tallyText,
+  judgeProfiles,
 } from "./bench";
 
 /** An arm that ran at one point with every figure zero, `partial` on top. */
@@ -111,5 +112,13 @@ describe("ranking the arms", () => {
     expect(benchMax(next)).toBe(6000);
     expect(benchBars(arms, "reprocessed").map((b) => b.tokens)).toEqual([10, 9000]);
     expect(benchMax([])).toBe(1);
+  });
+  it("offers the config's profiles as judges and sends the one chosen", () => {
+    expect(judgeProfiles({ profiles: { local: {}, big: {} } })).toEqual(["big", "local"]);
+    expect(judgeProfiles({})).toEqual([]);
+    expect(judgeProfiles(null)).toEqual([]);
+    const form = { strategies: ["native"], point: "last" as const, at: "", every: "10" };
+    expect(benchRequest("s1", { ...form, judge: "big" })).toEqual({ request: { sessions: ["s1"], strategies: ["native"], judge: "big" } });
+    expect(benchRequest("s1", { ...form, judge: "" })).toEqual({ request: { sessions: ["s1"], strategies: ["native"] } });
   });
 });

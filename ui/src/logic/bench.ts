@@ -31,7 +31,15 @@ export type BenchForm = {
   point: "last" | "at" | "every";
   at: string;
   every: string;
+  /** The profile whose model judges the probes that are not facts; "" for none. */
+  judge?: string;
 };
+
+/** The profiles a judge can be chosen from: the names under `profiles` of the config in force. */
+export function judgeProfiles(effective: unknown): string[] {
+  const profiles = (effective as { profiles?: unknown } | null)?.profiles;
+  return profiles && typeof profiles === "object" ? Object.keys(profiles).sort() : [];
+}
 
 /** A whole number ≥ 1 from a field, or null. */
 function positive(text: string): number | null {
@@ -45,6 +53,7 @@ export function benchRequest(session: string, form: BenchForm): { request: Compa
   const strategies = BENCH_ARMS.filter((a) => form.strategies.includes(a)) as string[];
   if (strategies.length === 0) return { error: "Check at least one strategy." };
   const request: CompactionBenchRequest = { sessions: [session], strategies };
+  if (form.judge) request.judge = form.judge;
   if (form.point === "at") {
     const at = positive(form.at);
     if (at === null) return { error: "The message number is a whole number from 1." };
