@@ -9,6 +9,7 @@ mod agent_loop;
 mod agents;
 mod anthropic;
 mod api;
+mod archive;
 mod atif;
 mod bench;
 mod cache;

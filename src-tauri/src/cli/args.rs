@@ -126,26 +126,10 @@ pub enum Command {
         listen: String,
     },
     /// Tokens, cost, cache hit rate and savings over every session, own and imported
-    Usage {
-        /// Group by day, week, month, session, model, project or source
-        #[arg(long, value_name = "GROUP", default_value = "day")]
-        by: String,
-        /// Calls from this day on (YYYY-MM-DD)
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// Calls up to the end of this day (YYYY-MM-DD)
-        #[arg(long, value_name = "DATE")]
-        until: Option<String>,
-        /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
-        #[arg(long, value_name = "SOURCE")]
-        source: Option<alisio_engine::import::agents::Source>,
-        /// Only calls to this model
-        #[arg(long, value_name = "MODEL")]
-        model: Option<String>,
-        /// With --by session: count each sub-agent's calls in the session that started it
-        #[arg(long)]
-        fold_subagents: bool,
-    },
+    Usage(UsageArgs),
+    /// Send this home's sessions to a team's archive (PostgreSQL, config `archives`): only what is
+    /// new, redacted first; again to send what changed since
+    Push(PushArgs),
     /// Search every stored message of every session, own and imported, best match first: plain
     /// text by default (every token matched literally: ids, paths, file names, model names), FTS5
     /// syntax with --fts
@@ -284,5 +268,6 @@ fn strategy(text: &str) -> Result<Strategy, String> {
 }
 
 pub use super::subcommands::{
-    BenchCommand, CallsCommand, ExportFormat, McpCommand, PricesCommand, SearchArgs, SessionsCommand, View,
+    BenchCommand, CallsCommand, ExportFormat, McpCommand, PricesCommand, PushArgs, SearchArgs, SessionsCommand,
+    UsageArgs, View,
 };

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use alisio_api::{Access, ApiError, ApiResult, App, AppOptions, Approvals};
 use alisio_engine::home::alisio_home;
 
-use args::{BenchCommand, CallsCommand, CompactMode, McpCommand, PricesCommand, SearchArgs, SessionsCommand};
+use args::{
+    BenchCommand, CallsCommand, CompactMode, McpCommand, PricesCommand, SearchArgs, SessionsCommand, UsageArgs,
+};
 pub use args::{Cli, Command, GlobalArgs};
 use output::Output;
 
@@ -88,7 +90,10 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         }
         Command::Import { paths, watch } => commands::import::import(app, out, paths, watch).await,
         Command::Proxy { upstream, listen } => commands::proxy::run(app, upstream, listen).await,
-        Command::Search(SearchArgs { query, source, project, limit, fts, role, tool, session, since, until }) => {
+        Command::Search(args @ SearchArgs { archive: Some(_), .. }) => commands::team::search(app, out, args).await,
+        Command::Search(SearchArgs {
+            query, source, project, limit, fts, role, tool, session, since, until, ..
+        }) => {
             let request = alisio_api::search::SearchRequest {
                 query,
                 source,
@@ -115,7 +120,9 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
                 out.show(&pins::add(app, pins::PinRequest { session, seq, text }).await?)
             }
         }
-        Command::Usage { by, since, until, source, model, fold_subagents } => {
+        Command::Usage(args @ UsageArgs { archive: Some(_), .. }) => commands::team::usage(app, out, args).await,
+        Command::Push(args) => commands::team::push(app, out, args).await,
+        Command::Usage(UsageArgs { by, since, until, source, model, fold_subagents, .. }) => {
             let request = alisio_api::usage::UsageRequest {
                 by: Some(by),
                 since,
@@ -140,7 +147,7 @@ fn access(command: &Command) -> Access {
         }
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
-        Command::Models | Command::Mcp { .. } | Command::Usage { .. } | Command::Search { .. } => true,
+        Command::Models | Command::Mcp { .. } | Command::Usage(_) | Command::Search { .. } | Command::Push(_) => true,
         Command::Completions { .. } => true,
         Command::Prices { .. } => true,
         Command::Pin { list, .. } => *list,
@@ -176,6 +183,7 @@ fn runs(command: &Command) -> bool {
             | Command::Import { .. }
             | Command::Proxy { .. }
             | Command::Bench { .. }
+            | Command::Push(_)
     )
 }
 

@@ -217,4 +217,51 @@ pub struct SearchArgs {
     /// Messages up to the end of this day (YYYY-MM-DD)
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
+    /// Search a team's archive (config `archives`) instead of this home
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["tool", "session", "since", "until"])]
+    pub archive: Option<String>,
+    /// With --archive: only sessions pushed from this machine
+    #[arg(long, value_name = "NAME", requires = "archive")]
+    pub machine: Option<String>,
+    /// With --archive: only sessions this user pushed
+    #[arg(long, value_name = "NAME", requires = "archive")]
+    pub user: Option<String>,
+}
+
+#[derive(Args)]
+pub struct UsageArgs {
+    /// Group by day, week, month, session, model, project or source (with --archive also user or machine)
+    #[arg(long, value_name = "GROUP", default_value = "day")]
+    pub by: String,
+    /// Calls from this day on (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Calls up to the end of this day (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// Only sessions from alisio, codex, claude-code, opencode, proxy, …
+    #[arg(long, value_name = "SOURCE")]
+    pub source: Option<alisio_engine::import::agents::Source>,
+    /// Only calls to this model
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// With --by session: count each sub-agent's calls in the session that started it
+    #[arg(long)]
+    pub fold_subagents: bool,
+    /// Every session pushed to a team's archive (config `archives`) instead of this home's
+    #[arg(long, value_name = "NAME", conflicts_with = "fold_subagents")]
+    pub archive: Option<String>,
+}
+
+#[derive(Args)]
+pub struct PushArgs {
+    /// The archive (config `archives`); without it, the only one configured
+    #[arg(long, value_name = "NAME")]
+    pub to: Option<String>,
+    /// Keep running and push what changes
+    #[arg(long)]
+    pub watch: bool,
+    /// Say what would leave this machine; send nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }

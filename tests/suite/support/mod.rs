@@ -3,6 +3,7 @@
 
 pub mod context;
 pub mod otlp;
+pub mod postgres;
 mod prompt_cache;
 pub mod server;
 

@@ -6,6 +6,7 @@
 
 pub mod about;
 pub mod app;
+pub mod archive;
 pub mod bench;
 pub mod bindings;
 pub mod calls;

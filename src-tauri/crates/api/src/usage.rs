@@ -6,7 +6,7 @@ use alisio_engine::store::usage::SessionRef;
 use serde::Deserialize;
 use ts_rs::TS;
 
-use crate::error::{blocking, ApiResult};
+use crate::error::{blocking, ApiError, ApiResult};
 use crate::App;
 
 /// Which calls and how to group them.
@@ -38,8 +38,14 @@ pub struct UsageRowRequest {
 }
 
 fn query(request: UsageRequest) -> ApiResult<UsageQuery> {
+    let by = request.by.as_deref().unwrap_or("day").parse::<UsageBy>()?;
+    if matches!(by, UsageBy::User | UsageBy::Machine) {
+        return Err(ApiError::invalid(
+            "--by user and --by machine group a team's archive: add --archive NAME (one home is one user on one machine)",
+        ));
+    }
     Ok(UsageQuery {
-        by: request.by.as_deref().unwrap_or("day").parse::<UsageBy>()?,
+        by,
         since: request.since,
         until: request.until,
         source: request.source.map(|s| s.as_str().to_string()),

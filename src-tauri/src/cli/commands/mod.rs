@@ -8,3 +8,4 @@ pub mod proxy;
 pub mod run;
 pub mod servers;
 pub mod sessions;
+pub mod team;

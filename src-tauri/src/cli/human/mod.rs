@@ -1,6 +1,7 @@
 //! Text for people: how each answer of the application API reads in a terminal, and engine events
 //! as they happen (the `--json` forms are the stable ones).
 
+mod archive;
 mod calls;
 mod compaction;
 mod servers;

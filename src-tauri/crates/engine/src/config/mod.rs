@@ -6,6 +6,7 @@
 //! kept in the raw document and ignored; a mistyped or out-of-range value fails before anything is
 //! sent, naming the key.
 
+mod archive;
 mod compaction;
 mod load;
 mod prices;
@@ -19,6 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use archive::ArchiveConfig;
 pub use compaction::{CacheCompactConfig, CompactionConfig, ProviderCompactionConfig, Strategy};
 pub use load::{from_value, load, open, save, with_profile, LoadedConfig};
 pub use prices::{LongContextConfig, PriceConfig};
@@ -60,6 +62,8 @@ pub struct ConfigFile {
     /// but not reused is a miss of cause `expired`.
     #[schemars(range(min = 1, max = 86_400))]
     pub cache_ttl_seconds: u64,
+    /// Team archives (PostgreSQL) that `alisio push` sends sessions to, by name.
+    pub archives: BTreeMap<String, ArchiveConfig>,
 }
 
 /// The MCP tool catalog's budget: past it, tools are deferred behind `tool_search`.
@@ -400,6 +404,7 @@ impl Default for ConfigFile {
             telemetry: TelemetryConfig::default(),
             prices: BTreeMap::new(),
             cache_ttl_seconds: 300,
+            archives: BTreeMap::new(),
         }
     }
 }

@@ -39,6 +39,9 @@ pub(super) fn validate(c: &ConfigFile) -> Result<()> {
         validate_mcp_server(name, server)?;
     }
     validate_otlp(&c.telemetry.otlp)?;
+    for (name, archive) in &c.archives {
+        archive.validate(name)?;
+    }
     for (i, plugin) in c.plugins.iter().enumerate() {
         if !plugin.builtin && plugin.command.is_none() {
             return Err(Error::Config(format!(

@@ -27,6 +27,10 @@ pub enum UsageBy {
     Model,
     Project,
     Source,
+    /// Who pushed the session (a team's archive only).
+    User,
+    /// The machine it was pushed from (a team's archive only).
+    Machine,
 }
 
 impl std::str::FromStr for UsageBy {
@@ -40,9 +44,11 @@ impl std::str::FromStr for UsageBy {
             "model" => UsageBy::Model,
             "project" => UsageBy::Project,
             "source" => UsageBy::Source,
+            "user" => UsageBy::User,
+            "machine" => UsageBy::Machine,
             other => {
                 return Err(Error::Usage(format!(
-                    "--by must be day, week, month, session, model, project or source, not {other:?}"
+                    "--by must be day, week, month, session, model, project or source (user or machine with --archive), not {other:?}"
                 )))
             }
         })
@@ -320,7 +326,9 @@ fn run(
                     k
                 }
             },
-            UsageBy::Session | UsageBy::Project | UsageBy::Source => group_of_session,
+            UsageBy::Session | UsageBy::Project | UsageBy::Source | UsageBy::User | UsageBy::Machine => {
+                group_of_session
+            }
         };
         let (tokens, rates) = priced(book, &mut prices, &call, day);
         if rates.is_none() {

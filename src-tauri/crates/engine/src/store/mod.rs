@@ -11,6 +11,7 @@ mod ledger;
 pub mod library;
 pub mod messages;
 pub mod pins;
+mod pushed;
 pub mod search;
 pub mod sessions;
 pub mod usage;
