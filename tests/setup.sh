@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(libwebkit2gtk-4.1-dev librsvg2-dev build-essential pkg-config libssl-dev file
-          xvfb xauth imagemagick webkit2gtk-driver faketime)
+          xvfb xauth imagemagick webkit2gtk-driver faketime postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -791,6 +791,42 @@ strategies?: Array<string>,
  */
 judge?: string, };
 
+export type PushRequest = { 
+/**
+ * The archive (a key of `archives`); none: the only one configured.
+ */
+to?: string, 
+/**
+ * Say what would be sent; send nothing.
+ */
+dryRun: boolean, };
+
+export type ArchiveUsageRequest = { archive: string | null, by: string | null, since: string | null, until: string | null, source: string | null, model: string | null, };
+
+export type ArchiveSearchRequest = { archive: string | null, query: string, fts: boolean, source: string | null, project: string | null, role: string | null, machine: string | null, user: string | null, limit: number | null, };
+
+export type PushReport = { 
+/**
+ * Sessions with something new.
+ */
+sessions: number, messages: number, calls: number, 
+/**
+ * Secrets redacted from what was sent.
+ */
+redactions: number, 
+/**
+ * The archive, the machine and the user it was sent as.
+ */
+archive: string, machine: string, user: string, 
+/**
+ * Nothing was written: what would have been sent.
+ */
+dryRun: boolean, };
+
+export type ArchiveSearch = { hits: Array<ArchiveHit>, total: number, };
+
+export type ArchiveHit = { session: string, seq: number, role: string, source: string, project: string, at: string, snippet: string, title: string, machine: string, user: string, };
+
 export type StoredRequest = { session: string, limit: number | null, };
 
 export type PageRequest = { session: string, anchor: number, seq: number, limit: number, };
@@ -1149,7 +1185,7 @@ unpricedCalls: number,
  */
 sessions: number, };
 
-export type UsageBy = "day" | "week" | "month" | "session" | "model" | "project" | "source";
+export type UsageBy = "day" | "week" | "month" | "session" | "model" | "project" | "source" | "user" | "machine";
 
 export type SessionRef = { id: string, title: string, 
 /**

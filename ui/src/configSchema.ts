@@ -174,6 +174,14 @@ export const CONFIG_SCHEMA = {
       "minimum": 1,
       "maximum": 86400,
       "default": 300
+    },
+    "archives": {
+      "description": "Team archives (PostgreSQL) that `alisio push` sends sessions to, by name.",
+      "type": "object",
+      "additionalProperties": {
+        "$ref": "#/$defs/ArchiveConfig"
+      },
+      "default": {}
     }
   },
   "$defs": {
@@ -923,6 +931,46 @@ export const CONFIG_SCHEMA = {
         "input",
         "output"
       ]
+    },
+    "ArchiveConfig": {
+      "description": "One archive (`archives.NAME`).",
+      "type": "object",
+      "properties": {
+        "url": {
+          "description": "`postgres://user@host:port/database`, without a password (see `passwordEnv`).",
+          "type": "string",
+          "default": ""
+        },
+        "passwordEnv": {
+          "description": "The environment variable that holds the password; it is never stored.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "redact": {
+          "description": "Redact secrets (the secret catalog) before anything leaves this machine.",
+          "type": "boolean",
+          "default": true
+        },
+        "machine": {
+          "description": "This machine's name in the archive; `null`: its host name.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        },
+        "user": {
+          "description": "Whose sessions these are; `null`: the login name (`$USER`).",
+          "type": [
+            "string",
+            "null"
+          ],
+          "default": null
+        }
+      }
     }
   }
 } as const;

@@ -8,6 +8,7 @@ use alisio_archive::query::{ArchiveSearch, SearchQuery, UsageQuery};
 use alisio_archive::{Archive, ArchiveError};
 use alisio_engine::cost::usage::{UsageBy, UsageReport};
 use serde::Deserialize;
+use ts_rs::TS;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::App;
@@ -23,10 +24,11 @@ impl From<ArchiveError> for ApiError {
 }
 
 /// `alisio push`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PushRequest {
     /// The archive (a key of `archives`); none: the only one configured.
+    #[ts(optional)]
     pub to: Option<String>,
     /// Say what would be sent; send nothing.
     #[serde(default)]
@@ -109,7 +111,7 @@ pub async fn push_watch(app: &App, request: PushRequest, mut on_round: impl FnMu
 }
 
 /// `alisio usage --archive NAME`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveUsageRequest {
     pub archive: Option<String>,
@@ -129,7 +131,7 @@ pub async fn usage(app: &App, request: ArchiveUsageRequest) -> ApiResult<UsageRe
 }
 
 /// `alisio search --archive NAME`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveSearchRequest {
     pub archive: Option<String>,

@@ -98,6 +98,9 @@ commands! {
     pins_remove => pins::remove(crate::pins::PinRemove) -> Vec<alisio_engine::store::pins::Pin>;
     search_messages => search::messages(crate::search::SearchRequest) -> alisio_engine::store::search::SearchResult;
     usage_report => usage::report(crate::usage::UsageRequest) -> alisio_engine::cost::usage::UsageReport;
+    archive_push => archive::push(crate::archive::PushRequest) -> alisio_archive::push::PushReport;
+    archive_usage => archive::usage(crate::archive::ArchiveUsageRequest) -> alisio_engine::cost::usage::UsageReport;
+    archive_search => archive::search(crate::archive::ArchiveSearchRequest) -> alisio_archive::query::ArchiveSearch;
     usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;
     prices_show => prices::show(crate::prices::PriceShowRequest) -> alisio_engine::cost::book::PriceShown;
     prices_update => prices::update(crate::prices::PriceUpdateRequest) -> alisio_engine::cost::litellm::Counts;

@@ -23,6 +23,7 @@ const PAGE: usize = 1_000;
 
 /// What a push sent, or would send.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PushReport {
     /// Sessions with something new.

@@ -121,6 +121,7 @@ fn with_rate(mut row: UsageRow) -> UsageRow {
 
 /// A hit of the archive's search: a home's hit, with the machine and the user.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveHit {
     pub session: String,
@@ -136,6 +137,7 @@ pub struct ArchiveHit {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ArchiveSearch {
     pub hits: Vec<ArchiveHit>,
     pub total: u64,
