@@ -9,22 +9,22 @@ use serde_json::{json, Value};
 use super::support::postgres::{Postgres, PASSWORD};
 use super::support::{Answer, Harness, Reply};
 
-const SECRET: &str = "ghp_Zq8vQ2mN4xL7tR1yK9wB3cF6hJ0pD5sA2eUu";
-const PASSWORD_ENV: &str = "ALISIO_TEST_ARCHIVE_PASSWORD";
+pub(super) const SECRET: &str = "ghp_Zq8vQ2mN4xL7tR1yK9wB3cF6hJ0pD5sA2eUu";
+pub(super) const PASSWORD_ENV: &str = "ALISIO_TEST_ARCHIVE_PASSWORD";
 
-fn archive_config(pg: &Postgres, machine: &str, user: &str) -> Value {
+pub(super) fn archive_config(pg: &Postgres, machine: &str, user: &str) -> Value {
     json!({"plugins": [], "prices": {"test-model": {"input": 3, "output": 15, "since": "2020-01-01"}},
            "archives": {"team": {"url": pg.url(), "passwordEnv": PASSWORD_ENV, "machine": machine, "user": user}}})
 }
 
-async fn home(pg: &Postgres, machine: &str, user: &str, script: Vec<Reply>) -> Harness {
+pub(super) async fn home(pg: &Postgres, machine: &str, user: &str, script: Vec<Reply>) -> Harness {
     let mut h = Harness::with_config(script, archive_config(pg, machine, user)).await;
     h.env.push((PASSWORD_ENV.into(), PASSWORD.into()));
     h
 }
 
 /// A Claude Code session of `pairs` prompts and answers, written where Claude Code keeps them.
-fn claude_session(dir: &std::path::Path, pairs: usize) -> std::path::PathBuf {
+pub(super) fn claude_session(dir: &std::path::Path, pairs: usize) -> std::path::PathBuf {
     let folder = dir.join(".claude/projects/-tmp-proj");
     std::fs::create_dir_all(&folder).unwrap();
     let path = folder.join("5e55b1a0-0000-4000-8000-00000000b16a.jsonl");

@@ -36,6 +36,7 @@ mod prune;
 mod real_server;
 mod rereads;
 mod search;
+mod serve;
 mod share;
 mod snapshots;
 mod surface;

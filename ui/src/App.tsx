@@ -25,6 +25,7 @@ import { Inspector } from "./panes/Inspector";
 import { SessionsPane } from "./panes/Sessions";
 import { Toolbar } from "./panes/Toolbar";
 import type { Tab } from "./tabs";
+import { servedReadOnly } from "./transport";
 import { renderView, viewOf, VIEWS, type ViewContext } from "./views";
 
 const VIEW_KEYS = VIEWS.map((v) => v.key);
@@ -47,7 +48,7 @@ export function App() {
 
   const { pending, trimmed, latestCheckpoint } = useSessionFacts(view.stored);
   const current = sessions.find((s) => s.id === selected) ?? null;
-  const readOnly = readOnlyReason(current);
+  const readOnly = servedReadOnly ?? readOnlyReason(current);
 
   const { compact, undo, acknowledge, send, stop } = useActions({ selected, setSelected, loadSessions, feedback, live, updateLive, setDialog });
   const { pins, pin, fork, removePin } = useMessageActions({ selected, setSelected, loadSessions, feedback });
@@ -156,11 +157,12 @@ function useWindowShortcuts(deps: {
       setTab("stored");
       setTimeout(() => messageSearch.current?.focus(), 0);
     },
+    // Served (read-only), the shortcuts that write do nothing, as their buttons are off.
     compact: () => !readOnly && setDialog({ kind: "compact" }),
-    importSessions: () => setDialog({ kind: "import" }),
-    exportSession: () => selected && setDialog({ kind: "export" }),
-    proxy: () => setDialog({ kind: "proxy" }),
-    undo,
+    importSessions: () => !servedReadOnly && setDialog({ kind: "import" }),
+    exportSession: () => !servedReadOnly && selected && setDialog({ kind: "export" }),
+    proxy: () => !servedReadOnly && setDialog({ kind: "proxy" }),
+    undo: () => !servedReadOnly && undo(),
     composer: () => composer.current?.focus(),
     stop,
   });

@@ -1,5 +1,6 @@
 // The window's open dialog (at most one: compact, a proposal, export, import, proxy, settings) and
-// the permission question of a running turn.
+// the permission question of a running turn. Served (read-only) none opens: each writes, or sets up
+// this machine (and no turn runs to ask a permission).
 import { api } from "./api";
 import type { ProxyStatus, SessionSummary, Strategy } from "./bindings";
 import { CompactDialog, ExportDialog, ImportDialog, ProposalDialog, ProxyDialog } from "./dialogs";
@@ -8,6 +9,7 @@ import type { Feedback } from "./hooks/useAction";
 import type { DialogState } from "./hooks/useActions";
 import { PermissionDialog } from "./panes/PermissionDialog";
 import { SettingsDialog } from "./settings";
+import { servedReadOnly } from "./transport";
 
 export function AppDialogs(props: {
   dialog: DialogState;
@@ -23,6 +25,7 @@ export function AppDialogs(props: {
   updateLive: (patch: Partial<LiveState>) => void;
 }) {
   const { dialog, setDialog, selected, setSelected, sessions, loadSessions, feedback, compact, live, updateLive } = props;
+  if (servedReadOnly) return null;
   return (
     <>
       {dialog?.kind === "compact" && selected && <CompactDialog session={selected} onClose={() => setDialog(null)} onCompact={compact} />}

@@ -1,6 +1,6 @@
 // Generated from the application API by alisio-api (src-tauri/crates/api/src/registry.rs). Do not edit.
 // Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api
-import { invoke } from "@tauri-apps/api/core";
+import { invoke } from "./transport";
 import type {
   About,
   ApplyProposal,
@@ -41,6 +41,7 @@ import type {
   ModelView,
   ModelViewPage,
   ModelsReport,
+  NewToken,
   Nothing,
   PageRequest,
   PastRequest,
@@ -81,6 +82,8 @@ import type {
   StoredRequest,
   StoredView,
   StrategyPreview,
+  TokenInfo,
+  TokenRequest,
   TrimmedDiff,
   TurnOutcome,
   UsageReport,
@@ -140,6 +143,9 @@ export const api = {
   archivePush: (request: PushRequest) => invoke<PushReport>("archive_push", request),
   archiveUsage: (request: ArchiveUsageRequest) => invoke<UsageReport>("archive_usage", request),
   archiveSearch: (request: ArchiveSearchRequest) => invoke<ArchiveSearch>("archive_search", request),
+  archiveTokenCreate: (request: TokenRequest) => invoke<NewToken>("archive_token_create", request),
+  archiveTokenList: (request: TokenRequest) => invoke<Array<TokenInfo>>("archive_token_list", request),
+  archiveTokenRevoke: (request: TokenRequest) => invoke<Array<TokenInfo>>("archive_token_revoke", request),
   usageSessions: (request: UsageRowRequest) => invoke<Array<SessionRef>>("usage_sessions", request),
   pricesShow: (request: PriceShowRequest) => invoke<PriceShown>("prices_show", request),
   pricesUpdate: (request: PriceUpdateRequest) => invoke<Counts>("prices_update", request),

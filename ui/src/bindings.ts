@@ -827,6 +827,20 @@ export type ArchiveSearch = { hits: Array<ArchiveHit>, total: number, };
 
 export type ArchiveHit = { session: string, seq: number, role: string, source: string, project: string, at: string, snippet: string, title: string, machine: string, user: string, };
 
+export type TokenRequest = { archive?: string, 
+/**
+ * A name for the token (create).
+ */
+label?: string, 
+/**
+ * The token to revoke (revoke).
+ */
+id?: number, };
+
+export type NewToken = { id: number, label: string, token: string, };
+
+export type TokenInfo = { id: number, label: string, createdAt: string, revokedAt: string | null, };
+
 export type StoredRequest = { session: string, limit: number | null, };
 
 export type PageRequest = { session: string, anchor: number, seq: number, limit: number, };

@@ -17,6 +17,7 @@ import { Timeline } from "./panes/Timeline";
 import { TrimmedOutputs } from "./panes/TrimmedOutputs";
 import { UsageView } from "./panes/UsageView";
 import type { Tab } from "./tabs";
+import { served } from "./transport";
 
 /** What the views render from: the window's state and actions. */
 export type ViewContext = {
@@ -175,5 +176,7 @@ export function viewOf(tab: Tab): View {
 /** What the pane shows: the view, or a hint where a view of a session has none to show. */
 export function renderView(view: View, c: ViewContext, selected: string | null): ComponentChildren {
   if (!view.perSession) return view.render(c);
-  return selected ? view.render(c, selected) : <div class="empty">Start a session from the composer below, or pick one on the left.</div>;
+  if (selected) return view.render(c, selected);
+  // Served (read-only) no session starts here.
+  return <div class="empty">{served ? "Pick a session on the left." : "Start a session from the composer below, or pick one on the left."}</div>;
 }

@@ -130,6 +130,8 @@ pub enum Command {
     /// Send this home's sessions to a team's archive (PostgreSQL, config `archives`): only what is
     /// new, redacted first; again to send what changed since
     Push(PushArgs),
+    /// Serve a team's archive to browsers, read-only, behind tokens (`serve token create`)
+    Serve(ServeArgs),
     /// Search every stored message of every session, own and imported, best match first: plain
     /// text by default (every token matched literally: ids, paths, file names, model names), FTS5
     /// syntax with --fts
@@ -268,6 +270,6 @@ fn strategy(text: &str) -> Result<Strategy, String> {
 }
 
 pub use super::subcommands::{
-    BenchCommand, CallsCommand, ExportFormat, McpCommand, PricesCommand, PushArgs, SearchArgs, SessionsCommand,
-    UsageArgs, View,
+    BenchCommand, CallsCommand, ExportFormat, McpCommand, PricesCommand, SearchArgs, SessionsCommand, UsageArgs, View,
 };
+pub use super::team_args::{PushArgs, ServeArgs, ServeCommand, TokenCommand};

@@ -4,10 +4,12 @@
 //! under "Using the CLI".
 
 pub mod args;
+mod assets;
 mod commands;
 mod human;
 mod output;
 mod subcommands;
+mod team_args;
 
 use std::sync::Arc;
 
@@ -122,6 +124,7 @@ async fn dispatch(app: &App, out: Output, command: Command) -> ApiResult<()> {
         }
         Command::Usage(args @ UsageArgs { archive: Some(_), .. }) => commands::team::usage(app, out, args).await,
         Command::Push(args) => commands::team::push(app, out, args).await,
+        Command::Serve(args) => commands::team::serve(app, out, args).await,
         Command::Usage(UsageArgs { by, since, until, source, model, fold_subagents, .. }) => {
             let request = alisio_api::usage::UsageRequest {
                 by: Some(by),
@@ -148,6 +151,7 @@ fn access(command: &Command) -> Access {
         Command::Calls { command } => !matches!(command, CallsCommand::Replay { .. }),
         Command::Compact(args) => args.lint.is_some() || matches!(args.mode, Some(CompactMode::Lint { .. })),
         Command::Models | Command::Mcp { .. } | Command::Usage(_) | Command::Search { .. } | Command::Push(_) => true,
+        Command::Serve(_) => true,
         Command::Completions { .. } => true,
         Command::Prices { .. } => true,
         Command::Pin { list, .. } => *list,
@@ -184,6 +188,7 @@ fn runs(command: &Command) -> bool {
             | Command::Proxy { .. }
             | Command::Bench { .. }
             | Command::Push(_)
+            | Command::Serve(_)
     )
 }
 

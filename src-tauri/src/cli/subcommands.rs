@@ -252,16 +252,3 @@ pub struct UsageArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "fold_subagents")]
     pub archive: Option<String>,
 }
-
-#[derive(Args)]
-pub struct PushArgs {
-    /// The archive (config `archives`); without it, the only one configured
-    #[arg(long, value_name = "NAME")]
-    pub to: Option<String>,
-    /// Keep running and push what changes
-    #[arg(long)]
-    pub watch: bool,
-    /// Say what would leave this machine; send nothing
-    #[arg(long)]
-    pub dry_run: bool,
-}

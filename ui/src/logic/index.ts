@@ -14,6 +14,7 @@ export * from "./requests";
 export * from "./rereads";
 export * from "./schema";
 export * from "./search";
+export * from "./served";
 export * from "./selection";
 export * from "./settings";
 export * from "./transcript";

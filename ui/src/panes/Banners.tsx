@@ -1,5 +1,6 @@
 // Status lines above the pane: the uncertain-result banner, progress, errors and notices.
 import type { FoundServer, JournalEntry } from "../bindings";
+import { servedReadOnly } from "../transport";
 
 /** First start (no config file yet): the model servers found on the usual local ports, one click each. */
 export function FoundServersBanner(props: { found: FoundServer[]; onUse: (server: FoundServer) => void; onDismiss: () => void }) {
@@ -36,7 +37,7 @@ export function UncertainBanner(props: { pending: JournalEntry[]; onAcknowledge:
         ))}{" "}
         ran. Alisio never re-runs it: inspect its effects, then record the uncertainty as its result.
       </div>
-      <button class="danger" onClick={props.onAcknowledge} data-testid="acknowledge-banner">
+      <button class="danger" onClick={props.onAcknowledge} disabled={!!servedReadOnly} title={servedReadOnly ?? undefined} data-testid="acknowledge-banner">
         Acknowledge
       </button>
     </div>

@@ -1,11 +1,13 @@
 // The session as a chart: per call, prompt tokens stacked cached / uncached and completion tokens;
 // the window and the compaction threshold as lines; markers at compactions (reason, before → after)
 // and at cache breaks. Hover shows the call, a click opens it in the request diff. Colours are set
-// on the elements (not by CSS), so an exported SVG or PNG looks the same as on screen.
+// on the elements (not by CSS), so an exported SVG or PNG looks the same as on screen (exported
+// by the engine to a file: not served, where nothing writes).
 import { useRef } from "preact/hooks";
 import { api } from "../api";
 import type { CacheBreak, CompactionView, ModelCallRecord } from "../bindings";
 import { breakLabel, chartMax, compactionMarkers, formatTokens, tokensOf, type ChartBar } from "../logic";
+import { servedReadOnly } from "../transport";
 
 const W = 800;
 const H = 220;
@@ -69,7 +71,7 @@ export function ContextChart(props: {
       <div class="pane-head">
         <strong>Context over the session</strong>
         <span class="muted small">cached · uncached · completion tokens per call</span>
-        <select value="" onChange={(e) => { const v = (e.target as HTMLSelectElement).value; (e.target as HTMLSelectElement).value = ""; if (v) exportAs(v as "svg" | "png"); }} data-testid="chart-export">
+        <select value="" disabled={!!servedReadOnly} title={servedReadOnly ?? undefined} onChange={(e) => { const v = (e.target as HTMLSelectElement).value; (e.target as HTMLSelectElement).value = ""; if (v) exportAs(v as "svg" | "png"); }} data-testid="chart-export">
           <option value="">Export…</option>
           <option value="svg">as SVG</option>
           <option value="png">as PNG</option>

@@ -1,7 +1,9 @@
-// The inspector (right): the context meter, the latest checkpoint, and every model call.
+// The inspector (right): the context meter, the latest checkpoint, and every model call. Served
+// (read-only) pins are shown, not removed.
 import type { CompactionView, ContextMeter, ModelCallRecord, Pin, SessionSummary } from "../bindings";
 import { CheckpointCard, Meter } from "../components";
 import { sessionFigures } from "../logic";
+import { servedReadOnly } from "../transport";
 
 export function Inspector(props: {
   meter: ContextMeter | null;
@@ -31,9 +33,11 @@ export function Inspector(props: {
           {props.pins.map((p) => (
             <li data-testid="pin" key={p.id}>
               <span class="muted">{p.seq !== null ? `#${p.seq}` : "text"}</span> <span class="pin-text" title={p.text}>{p.text.split("\n")[0]}</span>
-              <button class="link" data-testid="remove-pin" title={`Remove pin ${p.id}`} onClick={() => props.onRemovePin(p.id)}>
-                remove
-              </button>
+              {!servedReadOnly && (
+                <button class="link" data-testid="remove-pin" title={`Remove pin ${p.id}`} onClick={() => props.onRemovePin(p.id)}>
+                  remove
+                </button>
+              )}
             </li>
           ))}
         </ul>

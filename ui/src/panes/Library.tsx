@@ -1,9 +1,10 @@
 // The library: every session, grouped by project or agent, newest activity first, filtered by
 // agent, date, compactions and cost, virtualized (thousands of sessions scroll like ten). F2 renames
-// the session shown in place.
+// the session shown in place (not served: the archive is read-only).
 import { useCallback, useMemo, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../bindings";
 import { ago, formatTokens, formatUsd, libraryAgents, libraryRows, NO_LIBRARY_FILTERS, sessionFigures, type LibraryFilters, type LibraryGrouping, type LibraryRow } from "../logic";
+import { servedReadOnly } from "../transport";
 import { VirtualList } from "../VirtualList";
 import { FilterCount, FilterSelects, isFiltered } from "./LibraryFilters";
 import { RenameInput } from "./RenameInput";
@@ -57,7 +58,7 @@ export function Library(props: {
   };
   // Arrow keys walk the sessions shown; Enter is the button's own; F2 renames the one shown.
   const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === "F2" && props.selected) {
+    if (e.key === "F2" && props.selected && !servedReadOnly) {
       e.preventDefault();
       setRenaming(props.selected);
       return;

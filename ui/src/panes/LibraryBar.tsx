@@ -1,7 +1,9 @@
 // The Library view's bars: the filters (the sidebar's, plus a text filter and the project) with the
-// count, the columns menu, and the actions on the sessions selected.
+// count, the columns menu, and the actions on the sessions selected (served, only Compare: the
+// others write).
 import { useEffect, useRef, useState } from "preact/hooks";
 import { LIBRARY_COLUMNS, NO_LIBRARY_FILTERS, type ColumnId, type LibraryFilters } from "../logic";
+import { servedReadOnly } from "../transport";
 import { FilterCount, FilterSelects, isFiltered } from "./LibraryFilters";
 
 export function LibraryFilterBar(props: {
@@ -107,22 +109,28 @@ export function LibraryActions(props: {
       <button class="secondary" disabled={n !== 2} onClick={props.onCompare} title={n === 2 ? "Compare the two sessions selected" : "Select exactly two sessions"} data-testid="library-compare">
         Compare
       </button>
-      <button class="secondary" disabled={n === 0} onClick={props.onExport} title={n ? `Export ${n} session${n === 1 ? "" : "s"}` : "Select sessions to export"} data-testid="library-export">
+      <button
+        class="secondary"
+        disabled={n === 0 || !!servedReadOnly}
+        onClick={props.onExport}
+        title={servedReadOnly ?? (n ? `Export ${n} session${n === 1 ? "" : "s"}` : "Select sessions to export")}
+        data-testid="library-export"
+      >
         Export…
       </button>
-      <button class="secondary" disabled={n !== 1} onClick={props.onRename} title={n === 1 ? "F2" : "Select one session"} data-testid="library-rename">
+      <button class="secondary" disabled={n !== 1 || !!servedReadOnly} onClick={props.onRename} title={servedReadOnly ?? (n === 1 ? "F2" : "Select one session")} data-testid="library-rename">
         Rename
       </button>
       <button
         class="secondary"
-        disabled={n === 0 || !props.allOwn}
+        disabled={n === 0 || !props.allOwn || !!servedReadOnly}
         onClick={props.onRemove}
-        title={n === 0 ? "Select sessions to remove" : props.allOwn ? "Remove the sessions selected" : "Only Alisio's own sessions can be removed; imported ones stay with their agent"}
+        title={servedReadOnly ?? (n === 0 ? "Select sessions to remove" : props.allOwn ? "Remove the sessions selected" : "Only Alisio's own sessions can be removed; imported ones stay with their agent")}
         data-testid="library-remove"
       >
         Remove…
       </button>
-      <span class="muted small">Enter opens · Space selects · Shift+↑/↓ extends · Ctrl+A all · F2 renames</span>
+      <span class="muted small">Enter opens · Space selects · Shift+↑/↓ extends · Ctrl+A all{servedReadOnly ? "" : " · F2 renames"}</span>
     </div>
   );
 }

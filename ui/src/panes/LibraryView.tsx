@@ -8,6 +8,7 @@ import { useLibraryPrefs } from "../hooks/useLibraryPrefs";
 import { useLibrarySelection } from "../hooks/useLibrarySelection";
 import type { SessionEdits } from "../hooks/useSessionEdits";
 import { filterLibrary, libraryAgents, libraryProjects, NO_LIBRARY_FILTERS, sortSessions, type LibraryFilters } from "../logic";
+import { servedReadOnly } from "../transport";
 import { LibraryActions, LibraryFilterBar } from "./LibraryBar";
 import { LibraryTable } from "./LibraryTable";
 
@@ -35,7 +36,8 @@ export function LibraryView(props: {
   const [renaming, setRenaming] = useState<string | null>(null);
   const [dialog, setDialog] = useState<"export" | "remove" | null>(null);
   const table = useRef<HTMLDivElement>(null);
-  const sel = useLibrarySelection(ids, { open: props.onOpen, rename: setRenaming });
+  // Served (read-only) F2 renames nothing.
+  const sel = useLibrarySelection(ids, { open: props.onOpen, rename: (id) => !servedReadOnly && setRenaming(id) });
   const chosen = sel.chosen.flatMap((id) => byId.get(id) ?? []);
 
   useFollowOrder(sel.follow, [prefs.sort, filters, query]);

@@ -1,8 +1,10 @@
 // One stored message: its kind (from the engine, never guessed from text), flags, content or
-// checkpoint card, and its tool calls paired with their results.
+// checkpoint card, and its tool calls paired with their results. Served (read-only) a message has
+// no pin or fork (both write), and an uncertain result cannot be acknowledged.
 import type { CompactionView, JournalEntry, StoredMessage } from "../bindings";
 import { CheckpointCard, Collapsible, Flags } from "../components";
 import { formatChars, sourceNotes } from "../logic";
+import { servedReadOnly } from "../transport";
 
 export type RowActions = { openDiff: (seq: number) => void; acknowledge: () => void; pin: (seq: number) => void; fork: (seq: number) => void };
 
@@ -38,12 +40,12 @@ export function MessageRow(props: {
             {note}
           </span>
         ))}
-        {!m.summary && (
+        {!m.summary && !servedReadOnly && (
           <button class="link pin" data-testid="pin-message" title="Pin: every request after a checkpoint carries this message verbatim" onClick={() => actions.pin(m.seq)}>
             pin
           </button>
         )}
-        {!m.compacted && (
+        {!m.compacted && !servedReadOnly && (
           <button class="link fork" data-testid="fork-message" title="Fork from here: a new session with what the model saw after this message (this one is not changed)" onClick={() => actions.fork(m.seq)}>
             fork
           </button>
@@ -67,7 +69,7 @@ export function MessageRow(props: {
             {uncertain ? (
               <div class="uncertain-box">
                 This call was running when the process stopped: its result is unknown and it will not be re-run.
-                <button class="danger" data-testid="acknowledge-card" onClick={actions.acknowledge}>
+                <button class="danger" data-testid="acknowledge-card" onClick={actions.acknowledge} disabled={!!servedReadOnly} title={servedReadOnly ?? undefined}>
                   Acknowledge (record "result unknown")
                 </button>
               </div>

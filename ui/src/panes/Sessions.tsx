@@ -1,11 +1,13 @@
 // The sidebar: a full-text search over every message (Ctrl+K) whose hits, grouped by session
 // (SearchHits.tsx), open the session at the message, the library of sessions (Library.tsx), other
-// agents' session folders, new session and settings.
+// agents' session folders, new session and settings. Served (read-only) there is nothing to
+// import, start or configure: the folders are not shown, the buttons are off.
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { SearchResult, SessionSummary, SourceSummary } from "../bindings";
 import { errorMessage } from "../events";
+import { servedReadOnly } from "../transport";
 import { Library } from "./Library";
 import { SearchHits, walkHits } from "./SearchHits";
 
@@ -42,12 +44,6 @@ export function SessionsPane(props: {
     }, 200);
     return () => clearTimeout(timer);
   }, [query, fts]);
-  const [sources, setSources] = useState<SourceSummary[]>([]);
-  const imported = props.sessions.filter((s) => s.source).length;
-  useEffect(() => {
-    // The counts follow what the watcher and imports add.
-    api.importSources({}).then(setSources, () => setSources([]));
-  }, [imported]);
   return (
     <aside class="sidebar">
       <div class="brand">Alisio</div>
@@ -75,31 +71,45 @@ export function SessionsPane(props: {
         />
       )}
       <Library sessions={props.sessions} query={query} selected={props.selected} onSelect={props.onSelect} onRename={props.onRename} />
-      <div class="sources" data-testid="sources">
-        <div class="muted small">Other agents' sessions (followed while open)</div>
-        {props.importing && (
-          <div class="small import-progress" role="status" data-testid="import-progress">
-            {props.importing}
-          </div>
-        )}
-        {sources
-          .filter((s) => s.exists)
-          .map((s) => (
-            <button class="link small" key={s.path} title={`Import ${s.path}`} onClick={() => props.onImport(s.path)} data-testid="source-location">
-              {s.source}: {s.sessions} session{s.sessions === 1 ? "" : "s"} · {s.imported} imported
-            </button>
-          ))}
-        {!sources.some((s) => s.exists) && <div class="muted small">No agent sessions in their default places.</div>}
-        <button class="secondary" onClick={() => props.onImport()} data-testid="open-import" title="Ctrl+I">
-          Import…
-        </button>
-      </div>
-      <button class="secondary" onClick={() => props.onSelect(null)}>
+      {/* Served there is nothing to import: the agents' folders are the server's, and not shown. */}
+      {!servedReadOnly && <AgentSources sessions={props.sessions} importing={props.importing} onImport={props.onImport} />}
+      <button class="secondary" onClick={() => props.onSelect(null)} disabled={!!servedReadOnly} title={servedReadOnly ?? undefined}>
         New session
       </button>
-      <button class="secondary" onClick={props.onSettings} data-testid="open-settings">
+      <button class="secondary" onClick={props.onSettings} disabled={!!servedReadOnly} title={servedReadOnly ?? undefined} data-testid="open-settings">
         Settings
       </button>
     </aside>
+  );
+}
+
+/** Other agents' session folders (with what each holds and how much is imported), and Import…. */
+function AgentSources(props: { sessions: SessionSummary[]; importing: string | null; onImport: (path?: string) => void }) {
+  const [sources, setSources] = useState<SourceSummary[]>([]);
+  const imported = props.sessions.filter((s) => s.source).length;
+  useEffect(() => {
+    // The counts follow what the watcher and imports add.
+    api.importSources({}).then(setSources, () => setSources([]));
+  }, [imported]);
+  return (
+    <div class="sources" data-testid="sources">
+      <div class="muted small">Other agents' sessions (followed while open)</div>
+      {props.importing && (
+        <div class="small import-progress" role="status" data-testid="import-progress">
+          {props.importing}
+        </div>
+      )}
+      {sources
+        .filter((s) => s.exists)
+        .map((s) => (
+          <button class="link small" key={s.path} title={`Import ${s.path}`} onClick={() => props.onImport(s.path)} data-testid="source-location">
+            {s.source}: {s.sessions} session{s.sessions === 1 ? "" : "s"} · {s.imported} imported
+          </button>
+        ))}
+      {!sources.some((s) => s.exists) && <div class="muted small">No agent sessions in their default places.</div>}
+      <button class="secondary" onClick={() => props.onImport()} data-testid="open-import" title="Ctrl+I">
+        Import…
+      </button>
+    </div>
   );
 }

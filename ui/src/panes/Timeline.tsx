@@ -1,12 +1,14 @@
 // The compaction audit timeline (Ctrl+3): reason, focus, time, before → after, the span it
 // summarized (in transcript order, linked to the transcript), partial, plugin reports, reverted,
-// and what was fetched again after each (Rereads.tsx); Compare strategies… runs the bake-off.
+// and what was fetched again after each (Rereads.tsx); Compare strategies… runs the bake-off (not
+// served: it forks the session, a write).
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { CompactionCost, CompactionView, Reread } from "../bindings";
 import { FidelityReport } from "../components";
 import { BenchDialog } from "../dialogs";
 import { formatChars, formatSpan, formatTokens, formatUsd, rereadsByCompaction, tokensOf, triggerText } from "../logic";
+import { servedReadOnly } from "../transport";
 import { Rereads } from "./Rereads";
 
 /** Every compaction and reduction, newest first, each linked to its span in the transcript. */
@@ -30,7 +32,13 @@ export function Timeline(props: {
   return (
     <div class="timeline" data-testid="timeline">
       <div class="row timeline-actions">
-        <button class="secondary" onClick={() => setBench(true)} title="Every strategy on a fork of this session: probes kept, tokens and cost" data-testid="compare-strategies">
+        <button
+          class="secondary"
+          onClick={() => setBench(true)}
+          disabled={!!servedReadOnly}
+          title={servedReadOnly ?? "Every strategy on a fork of this session: probes kept, tokens and cost"}
+          data-testid="compare-strategies"
+        >
           Compare strategies…
         </button>
       </div>

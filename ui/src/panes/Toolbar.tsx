@@ -1,5 +1,7 @@
 // The tabs (one per view of the views' table, each with its Ctrl+key) and the compaction actions.
+// Served (read-only) export and the proxy are off: both write on the server's machine.
 import type { Tab } from "../tabs";
+import { servedReadOnly } from "../transport";
 
 export function Toolbar(props: {
   /** The views in order: a tab each, opened by Ctrl+`key` too. */
@@ -34,10 +36,16 @@ export function Toolbar(props: {
         <button class="secondary" onClick={props.onUndo} disabled={!props.canUndo || !!props.compactBlocked} data-testid="undo-button" title={props.compactBlocked ?? "Ctrl+Shift+Z"}>
           Undo
         </button>
-        <button class="secondary" onClick={props.onExport} disabled={!props.canExport} data-testid="export-button" title="Ctrl+E">
+        <button class="secondary" onClick={props.onExport} disabled={!props.canExport || !!servedReadOnly} data-testid="export-button" title={servedReadOnly ?? "Ctrl+E"}>
           Export…
         </button>
-        <button class={props.proxyRunning ? "secondary recording" : "secondary"} onClick={props.onProxy} data-testid="proxy-button" title="Ctrl+Shift+P">
+        <button
+          class={props.proxyRunning ? "secondary recording" : "secondary"}
+          onClick={props.onProxy}
+          disabled={!!servedReadOnly}
+          data-testid="proxy-button"
+          title={servedReadOnly ?? "Ctrl+Shift+P"}
+        >
           {props.proxyRunning ? "● Proxy" : "Proxy…"}
         </button>
       </div>

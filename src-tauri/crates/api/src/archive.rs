@@ -36,7 +36,7 @@ pub struct PushRequest {
 }
 
 /// The archive a command names, or the only one configured.
-fn archive_name(app: &App, named: Option<&str>) -> ApiResult<String> {
+pub(crate) fn archive_name(app: &App, named: Option<&str>) -> ApiResult<String> {
     let config = app.config();
     if let Some(name) = named {
         return Ok(name.to_string());
@@ -148,7 +148,12 @@ pub struct ArchiveSearchRequest {
 
 pub async fn search(app: &App, request: ArchiveSearchRequest) -> ApiResult<ArchiveSearch> {
     let archive = open(app, request.archive.as_deref()).await?;
-    let query = SearchQuery {
+    Ok(alisio_archive::query::search(&archive, &search_query(request)).await?)
+}
+
+/// The archive's query for a request.
+pub(crate) fn search_query(request: ArchiveSearchRequest) -> SearchQuery {
+    SearchQuery {
         text: request.query,
         fts: request.fts,
         source: request.source,
@@ -157,6 +162,40 @@ pub async fn search(app: &App, request: ArchiveSearchRequest) -> ApiResult<Archi
         machine: request.machine,
         user: request.user,
         limit: request.limit.unwrap_or(50),
-    };
-    Ok(alisio_archive::query::search(&archive, &query).await?)
+    }
+}
+
+/// `alisio serve token create|list|revoke`: who may read the archive through `alisio serve`.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenRequest {
+    #[ts(optional)]
+    pub archive: Option<String>,
+    /// A name for the token (create).
+    #[ts(optional)]
+    pub label: Option<String>,
+    /// The token to revoke (revoke).
+    #[ts(optional)]
+    pub id: Option<i64>,
+}
+
+/// A new token, shown once.
+pub async fn token_create(app: &App, request: TokenRequest) -> ApiResult<alisio_archive::tokens::NewToken> {
+    let archive = open(app, request.archive.as_deref()).await?;
+    let label = request.label.unwrap_or_else(|| "unnamed".into());
+    Ok(alisio_archive::tokens::create(&archive, &label).await?)
+}
+
+pub async fn token_list(app: &App, request: TokenRequest) -> ApiResult<Vec<alisio_archive::tokens::TokenInfo>> {
+    let archive = open(app, request.archive.as_deref()).await?;
+    Ok(alisio_archive::tokens::list(&archive).await?)
+}
+
+pub async fn token_revoke(app: &App, request: TokenRequest) -> ApiResult<Vec<alisio_archive::tokens::TokenInfo>> {
+    let archive = open(app, request.archive.as_deref()).await?;
+    let id = request.id.ok_or_else(|| ApiError::invalid("name the token to revoke by its id (serve token list)"))?;
+    if !alisio_archive::tokens::revoke(&archive, id).await? {
+        return Err(ApiError::invalid(format!("no token {id} is in force (serve token list)")));
+    }
+    Ok(alisio_archive::tokens::list(&archive).await?)
 }

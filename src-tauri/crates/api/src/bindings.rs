@@ -37,7 +37,7 @@ pub fn typescript() -> String {
         e::provider::WindowSource, e::provider::ModelsReport, e::export::ExportFormat, e::export::ChartFormat,
         e::mcp::CatalogShare, e::mcp::ServerStatus, e::mcp::ServerState, e::mcp::Transport, e::mcp::ToolStatus,
         crate::error::ApiError, crate::error::ErrorCode, crate::events::UiEvent,
-        crate::sessions::Nothing, crate::sessions::SessionRequest, crate::sessions::SessionsFilter, crate::sessions::RenameRequest, crate::about::About, crate::bench::CompactionBenchRequest, crate::archive::PushRequest, crate::archive::ArchiveUsageRequest, crate::archive::ArchiveSearchRequest, alisio_archive::push::PushReport, alisio_archive::query::ArchiveSearch, alisio_archive::query::ArchiveHit,
+        crate::sessions::Nothing, crate::sessions::SessionRequest, crate::sessions::SessionsFilter, crate::sessions::RenameRequest, crate::about::About, crate::bench::CompactionBenchRequest, crate::archive::PushRequest, crate::archive::ArchiveUsageRequest, crate::archive::ArchiveSearchRequest, alisio_archive::push::PushReport, alisio_archive::query::ArchiveSearch, alisio_archive::query::ArchiveHit, crate::archive::TokenRequest, alisio_archive::tokens::NewToken, alisio_archive::tokens::TokenInfo,
         crate::views::StoredRequest, crate::views::PageRequest, crate::views::SinceRequest, crate::views::AroundRequest,
         crate::views::ModelPageRequest, crate::views::MessageRequest, e::compaction::guard::ContextMeter,
         crate::turns::RunTurn, crate::turns::PermissionAnswer,

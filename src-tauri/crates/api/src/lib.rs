@@ -26,6 +26,7 @@ pub mod proxy;
 pub mod reference;
 mod registry;
 pub mod search;
+pub mod serve;
 pub mod sessions;
 pub mod turns;
 pub mod usage;

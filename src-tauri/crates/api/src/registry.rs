@@ -101,6 +101,9 @@ commands! {
     archive_push => archive::push(crate::archive::PushRequest) -> alisio_archive::push::PushReport;
     archive_usage => archive::usage(crate::archive::ArchiveUsageRequest) -> alisio_engine::cost::usage::UsageReport;
     archive_search => archive::search(crate::archive::ArchiveSearchRequest) -> alisio_archive::query::ArchiveSearch;
+    archive_token_create => archive::token_create(crate::archive::TokenRequest) -> alisio_archive::tokens::NewToken;
+    archive_token_list => archive::token_list(crate::archive::TokenRequest) -> Vec<alisio_archive::tokens::TokenInfo>;
+    archive_token_revoke => archive::token_revoke(crate::archive::TokenRequest) -> Vec<alisio_archive::tokens::TokenInfo>;
     usage_sessions => usage::sessions(crate::usage::UsageRowRequest) -> Vec<alisio_engine::store::usage::SessionRef>;
     prices_show => prices::show(crate::prices::PriceShowRequest) -> alisio_engine::cost::book::PriceShown;
     prices_update => prices::update(crate::prices::PriceUpdateRequest) -> alisio_engine::cost::litellm::Counts;
@@ -152,7 +155,7 @@ fn render(imports: std::collections::BTreeSet<String>, lines: Vec<String>) -> St
     format!(
         "// Generated from the application API by alisio-api (src-tauri/crates/api/src/registry.rs). Do not edit.\n\
          // Regenerate: ALISIO_UPDATE_BINDINGS=1 cargo test -p alisio-api\n\
-         import {{ invoke }} from \"@tauri-apps/api/core\";\n\
+         import {{ invoke }} from \"./transport\";\n\
          import type {{\n{}\n}} from \"./bindings\";\n\n\
          /** Every command of the application API: one typed request, one typed answer. */\n\
          export const api = {{\n{}\n}};\n",

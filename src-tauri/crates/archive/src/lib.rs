@@ -5,9 +5,11 @@
 //! (`schema`, docs/archive.md). PostgreSQL does the indexing: full text (`tsvector`) and trigrams
 //! (`pg_trgm`) for the tokens code is made of.
 
+pub mod mirror;
 pub mod push;
 pub mod query;
 pub mod schema;
+pub mod tokens;
 
 use alisio_engine::config::ArchiveConfig;
 use tokio_postgres::NoTls;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use alisio_engine::calls::Forensics;
 use alisio_engine::redact::{Redactions, Redactor};
+use alisio_engine::store::rows::Row;
 use alisio_engine::store::{ModelCallRecord, Session, SessionId, SessionSummary, Store};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -165,10 +166,10 @@ impl Push<'_> {
         }
         let mut messages = 0;
         loop {
-            let page = self.store.messages_from_seq(id, seq, PAGE)?;
-            let Some(last) = page.last().map(|m| m.seq) else { break };
+            let page = self.store.message_rows(id, seq, PAGE)?;
+            let Some(last) = page.last().and_then(|m| m.get("seq")?.as_i64()) else { break };
             messages += page.len() as u64;
-            self.messages(id, &page, last).await?;
+            self.messages(id, page, last).await?;
             seq = last;
         }
         let calls: Vec<_> = self.store.model_calls(id)?.into_iter().filter(|c| c.id > last_call).collect();
@@ -191,6 +192,8 @@ impl Push<'_> {
         let records = self.store.compactions(id)?;
         let pins = self.store.pins(id)?;
         let hidden = self.store.hiding_records(id)?;
+        let session_row = Value::Object(self.store.session_row(id)?);
+        let others = self.store.other_rows(id)?;
         let rows: Vec<CallRow> = calls.iter().map(|c| CallRow::of(c, self.forensics)).collect();
         let (redaction, found) = (self.redaction, &mut *self.found);
         let archive = &mut *self.archive;
@@ -244,6 +247,26 @@ impl Push<'_> {
         )
         .await
         .map_err(|e| at.fail(e))?;
+        // The session whole, as its home keeps it (rows redacted like everything else).
+        let session_row = redaction.json(session_row, "session", found);
+        tx.execute(
+            "UPDATE sessions SET row = $3 WHERE machine = $1 AND id = $2",
+            &[&at.machine, &at.session, &session_row],
+        )
+        .await
+        .map_err(|e| at.fail(e))?;
+        tx.execute("DELETE FROM session_rows WHERE machine = $1 AND session_id = $2", &[&at.machine, &at.session])
+            .await
+            .map_err(|e| at.fail(e))?;
+        for (n, (table, row)) in others.into_iter().enumerate() {
+            let row = redaction.json(Value::Object(row), &table, found);
+            tx.execute(
+                "INSERT INTO session_rows (machine, session_id, tbl, n, row) VALUES ($1, $2, $3, $4, $5)",
+                &[&at.machine, &at.session, &table, &(n as i64), &row],
+            )
+            .await
+            .map_err(|e| at.fail(e))?;
+        }
         let last_call = calls.iter().map(|c| c.id).max().unwrap_or(last_call);
         tx.execute(
             "UPDATE sessions SET fingerprint = $3, pushed_call = $4, calls = (SELECT count(*) FROM calls
@@ -295,20 +318,23 @@ impl Push<'_> {
         Ok(())
     }
 
-    /// One page of messages, committed with the seq it reaches.
-    async fn messages(&mut self, id: &SessionId, page: &[alisio_engine::transcript::Message], last: i64) -> Result<()> {
+    /// One page of message rows, committed with the seq it reaches.
+    async fn messages(&mut self, id: &SessionId, page: Vec<Row>, last: i64) -> Result<()> {
         let mut cols = Columns::default();
-        for m in page {
-            let at = format!("message {}", m.seq);
-            cols.seq.push(m.seq);
-            cols.role.push(m.role.as_str().to_string());
-            cols.content.push(self.redaction.text(&m.content, &at, self.found));
-            let calls = serde_json::to_value(&m.tool_calls).unwrap_or(json!([]));
-            cols.tool_calls.push(self.redaction.json(calls, &at, self.found));
-            cols.tool_call_id.push(m.tool_call_id.clone());
-            cols.summary.push(m.summary);
-            cols.compacted_by.push(m.compacted_by);
-            cols.created_at.push(m.created_at.clone());
+        for row in page {
+            let seq = row.get("seq").and_then(Value::as_i64).unwrap_or(0);
+            let row = self.redaction.json(Value::Object(row), &format!("message {seq}"), self.found);
+            let text = |k: &str| row.get(k).and_then(Value::as_str).map(str::to_string);
+            cols.seq.push(seq);
+            cols.role.push(text("role").unwrap_or_default());
+            cols.content.push(text("content").unwrap_or_default());
+            let calls = text("tool_calls").and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(json!([]));
+            cols.tool_calls.push(calls);
+            cols.tool_call_id.push(text("tool_call_id"));
+            cols.summary.push(row.get("summary").and_then(Value::as_i64).unwrap_or(0) != 0);
+            cols.compacted_by.push(row.get("compacted_by").and_then(Value::as_i64));
+            cols.created_at.push(text("created_at").unwrap_or_default());
+            cols.row.push(row);
         }
         if self.dry_run {
             return Ok(());
@@ -318,7 +344,7 @@ impl Push<'_> {
         let f = |e| fail(&name, e);
         let (machine, sid) = (archive.machine.clone(), id.as_str().to_string());
         let tx = archive.client.transaction().await.map_err(f)?;
-        let params: [&(dyn ToSql + Sync); 10] = [
+        let params: [&(dyn ToSql + Sync); 11] = [
             &machine,
             &sid,
             &cols.seq,
@@ -329,11 +355,12 @@ impl Push<'_> {
             &cols.summary,
             &cols.compacted_by,
             &cols.created_at,
+            &cols.row,
         ];
         tx.execute(
-            "INSERT INTO messages (machine, session_id, seq, role, content, tool_calls, tool_call_id, summary, compacted_by, created_at)
+            "INSERT INTO messages (machine, session_id, seq, role, content, tool_calls, tool_call_id, summary, compacted_by, created_at, row)
              SELECT $1, $2, * FROM UNNEST($3::bigint[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean[],
-                                          $9::bigint[], $10::text[])
+                                          $9::bigint[], $10::text[], $11::jsonb[])
              ON CONFLICT (machine, session_id, seq) DO NOTHING",
             &params,
         )
@@ -433,6 +460,7 @@ struct Columns {
     summary: Vec<bool>,
     compacted_by: Vec<Option<i64>>,
     created_at: Vec<String>,
+    row: Vec<Value>,
 }
 
 pub(crate) fn fail(archive: &str, e: tokio_postgres::Error) -> ArchiveError {

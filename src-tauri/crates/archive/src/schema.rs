@@ -89,6 +89,31 @@ CREATE TABLE pins (
     FOREIGN KEY (machine, session_id) REFERENCES sessions ON DELETE CASCADE
 );
 "#,
+    // 2: each session whole, as its home keeps it: the rows of its tables, so another home (what
+    // `alisio serve` reads) can hold it exactly.
+    r#"
+ALTER TABLE sessions ADD COLUMN row jsonb;
+ALTER TABLE messages ADD COLUMN row jsonb;
+CREATE TABLE session_rows (
+    machine    text NOT NULL,
+    session_id text NOT NULL,
+    tbl        text NOT NULL,
+    n          bigint NOT NULL,
+    row        jsonb NOT NULL,
+    PRIMARY KEY (machine, session_id, tbl, n),
+    FOREIGN KEY (machine, session_id) REFERENCES sessions ON DELETE CASCADE
+);
+"#,
+    // 3: who may read the archive through `alisio serve`.
+    r#"
+CREATE TABLE serve_tokens (
+    id         bigserial PRIMARY KEY,
+    label      text NOT NULL,
+    hash       text NOT NULL UNIQUE,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    revoked_at timestamptz
+);
+"#,
 ];
 
 /// The schema version this Alisio writes.

@@ -1,10 +1,10 @@
 //! A team's archive from the command line: `push` (once, or `--watch`), and `usage` and `search`
 //! with `--archive`.
 
-use alisio_api::archive::{self, ArchiveSearchRequest, ArchiveUsageRequest, PushRequest};
+use alisio_api::archive::{self, ArchiveSearchRequest, ArchiveUsageRequest, PushRequest, TokenRequest};
 use alisio_api::{ApiResult, App};
 
-use crate::cli::args::{PushArgs, SearchArgs, UsageArgs};
+use crate::cli::args::{PushArgs, SearchArgs, ServeArgs, ServeCommand, TokenCommand, UsageArgs};
 use crate::cli::output::Output;
 
 pub async fn push(app: &App, out: Output, args: PushArgs) -> ApiResult<()> {
@@ -44,4 +44,33 @@ pub async fn search(app: &App, out: Output, args: SearchArgs) -> ApiResult<()> {
         limit: Some(args.limit as u64),
     };
     out.show(&archive::search(app, request).await?)
+}
+
+/// `alisio serve`: the archive to browsers until interrupted; `serve token …`: its tokens.
+pub async fn serve(app: &App, out: Output, args: ServeArgs) -> ApiResult<()> {
+    let request = |label: Option<String>, id: Option<i64>| TokenRequest { archive: args.archive.clone(), label, id };
+    match args.command {
+        Some(ServeCommand::Token { command: TokenCommand::Create { label } }) => {
+            out.show(&archive::token_create(app, request(label, None)).await?)
+        }
+        Some(ServeCommand::Token { command: TokenCommand::List }) => {
+            out.show(&archive::token_list(app, request(None, None)).await?)
+        }
+        Some(ServeCommand::Token { command: TokenCommand::Revoke { id } }) => {
+            out.show(&archive::token_revoke(app, request(None, Some(id))).await?)
+        }
+        None => {
+            let assets = crate::cli::assets::ui();
+            alisio_api::serve::serve(app, args.archive.as_deref(), &args.listen, assets, |addr| {
+                let loopback = addr.ip().is_loopback();
+                let warning = if loopback {
+                    String::new()
+                } else {
+                    format!(" — {addr} is not a loopback address: anyone who can reach it and holds a token reads the archive")
+                };
+                out.note(format!("serving the archive read-only at http://{addr}/ (a token is needed: alisio serve token create){warning}"));
+            })
+            .await
+        }
+    }
 }

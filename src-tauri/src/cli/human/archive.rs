@@ -36,3 +36,28 @@ impl Human for ArchiveSearch {
         println!("{} match{} in the archive", self.total, if self.total == 1 { "" } else { "es" });
     }
 }
+
+impl Human for alisio_archive::tokens::NewToken {
+    fn print(&self) {
+        println!(
+            "Token {} ({}) made; it is shown this once — give it to whoever reads the archive:",
+            self.id, self.label
+        );
+        println!("{}", self.token);
+    }
+}
+
+impl Human for Vec<alisio_archive::tokens::TokenInfo> {
+    fn print(&self) {
+        if self.is_empty() {
+            println!("No tokens yet: alisio serve token create --label NAME");
+        }
+        for token in self {
+            let state = match &token.revoked_at {
+                Some(at) => format!("revoked {at}"),
+                None => "in force".to_string(),
+            };
+            println!("{:>4}  {:<24} made {}  {state}", token.id, token.label, token.created_at);
+        }
+    }
+}

@@ -12,6 +12,7 @@ pub mod library;
 pub mod messages;
 pub mod pins;
 mod pushed;
+pub mod rows;
 pub mod search;
 pub mod sessions;
 pub mod usage;
