@@ -10,3 +10,5 @@ target_dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)"
 export ALISIO_APP="$target_dir/debug/alisio" ALISIO_SCRIPTED_SERVER="$target_dir/debug/examples/scripted-server"
 export NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent
 xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-force-exit tests/e2e/app.test.mjs
+# A team's archive served to a real browser (WebKitGTK's MiniBrowser through WebKitWebDriver).
+xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-force-exit tests/e2e/served.test.mjs

@@ -32,6 +32,35 @@ export class Driver {
     throw new Error(`could not open a WebDriver session: ${lastError}`);
   }
 
+  /** A session of a browser WebKitWebDriver starts itself (WebKitGTK's MiniBrowser by default). */
+  static async browser(base, binary, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    let lastError;
+    while (Date.now() < deadline) {
+      try {
+        const capabilities = { alwaysMatch: { "webkitgtk:browserOptions": { binary, args: ["--automation"] } } };
+        const res = await fetch(`${base}/session`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ capabilities }),
+          signal: AbortSignal.timeout(Math.max(1_000, Math.min(25_000, deadline - Date.now()))),
+        });
+        const body = await res.json();
+        if (res.ok) return new Driver(base, body.value.sessionId);
+        lastError = JSON.stringify(body);
+      } catch (error) {
+        lastError = String(error);
+      }
+      await sleep(500);
+    }
+    throw new Error(`could not open a browser session: ${lastError}`);
+  }
+
+  /** Loads `url` in the browser. */
+  async navigate(url) {
+    await this.cmd("POST", "/url", { url });
+  }
+
   async cmd(method, path, body) {
     const res = await fetch(`${this.base}/session/${this.session}${path}`, {
       method,
