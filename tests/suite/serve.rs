@@ -63,6 +63,16 @@ async fn a_served_archive_reads_like_the_window_behind_tokens_and_writes_nothing
     assert_eq!(status, 200, "{list}");
     let titles: Vec<&str> = list.as_array().unwrap().iter().map(|s| s["source"].as_str().unwrap_or("alisio")).collect();
     assert!(titles.contains(&"claude-code") && titles.contains(&"alisio"), "both machines: {list:#}");
+    // Each line as its home lists it, with who pushed it from where, and what it cost.
+    let line = list.as_array().unwrap().iter().find(|s| s["id"] == own.as_str()).unwrap();
+    assert_eq!((line["user"].as_str(), line["machine"].as_str()), (Some("ana"), Some("laptop-ana")));
+    let at_home = ana.alisio(&["sessions", "list", "--json"]).await.json();
+    let home_line = at_home.as_array().unwrap().iter().find(|s| s["id"] == own.as_str()).unwrap().clone();
+    assert_eq!(line["costUsd"].as_f64(), home_line["costUsd"].as_f64(), "{line} vs {home_line}");
+    assert_eq!(
+        (line["title"].clone(), line["calls"].clone()),
+        (home_line["title"].clone(), home_line["calls"].clone())
+    );
 
     // A session's stored view, by the window's own function, from the home of its machine.
     let (status, view) = post(&client, &base, "views_stored", Some(&token), json!({"session": own})).await;

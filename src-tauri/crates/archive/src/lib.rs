@@ -100,6 +100,15 @@ impl Archive {
         })
     }
 
+    /// One query's rows (for readers beside this crate: the served library).
+    pub async fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>> {
+        self.client.query(sql, params).await.map_err(|e| self.fail(e))
+    }
+
     pub(crate) fn fail(&self, e: tokio_postgres::Error) -> ArchiveError {
         push::fail(&self.name, e)
     }

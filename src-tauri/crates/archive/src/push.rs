@@ -176,7 +176,7 @@ impl Push<'_> {
         if self.dry_run {
             return Ok((messages, calls.len() as u64));
         }
-        self.finish(id, &calls, last_call, fingerprint).await?;
+        self.finish(summary, &calls, last_call, fingerprint).await?;
         Ok((messages, calls.len() as u64))
     }
 
@@ -184,11 +184,12 @@ impl Push<'_> {
     /// which messages a record hides now, and last the fingerprint (the session is done).
     async fn finish(
         &mut self,
-        id: &SessionId,
+        summary: &SessionSummary,
         calls: &[ModelCallRecord],
         last_call: i64,
         fingerprint: &str,
     ) -> Result<()> {
+        let id = &summary.id;
         let records = self.store.compactions(id)?;
         let pins = self.store.pins(id)?;
         let hidden = self.store.hiding_records(id)?;
@@ -247,8 +248,19 @@ impl Push<'_> {
         )
         .await
         .map_err(|e| at.fail(e))?;
-        // The session whole, as its home keeps it (rows redacted like everything else).
+        // The session whole, as its home keeps it (rows redacted like everything else), and its
+        // line in the library with what its calls cost (summed here, in picodollars).
         let session_row = redaction.json(session_row, "session", found);
+        let line = redaction.json(serde_json::to_value(summary).unwrap_or(Value::Null), "session", found);
+        tx.execute(
+            "UPDATE sessions SET summary = $3::jsonb || jsonb_build_object('costUsd',
+                 (SELECT round(sum(cost_pico)::numeric / 1000000000000, 6) FROM calls WHERE machine = $1 AND session_id = $2),
+                 'unpricedCalls', (SELECT count(*) FROM calls WHERE machine = $1 AND session_id = $2 AND cost_pico IS NULL))
+             WHERE machine = $1 AND id = $2",
+            &[&at.machine, &at.session, &line],
+        )
+        .await
+        .map_err(|e| at.fail(e))?;
         tx.execute(
             "UPDATE sessions SET row = $3 WHERE machine = $1 AND id = $2",
             &[&at.machine, &at.session, &session_row],

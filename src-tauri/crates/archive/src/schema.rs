@@ -114,6 +114,10 @@ CREATE TABLE serve_tokens (
     revoked_at timestamptz
 );
 "#,
+    // 4: each session's line in the library as its home shows it (the served library reads it).
+    r#"
+ALTER TABLE sessions ADD COLUMN summary jsonb;
+"#,
 ];
 
 /// The schema version this Alisio writes.

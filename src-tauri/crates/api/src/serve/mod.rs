@@ -121,7 +121,8 @@ async fn refresh(served: Arc<Served>, cancel: tokio_util::sync::CancellationToke
 pub(super) async fn route(served: &Served, name: &str, payload: Value) -> ApiResult<Value> {
     let apps = served.apps.read().await;
     match name {
-        "sessions_list" | "usage_sessions" => {
+        "sessions_list" => library(served, &payload).await,
+        "usage_sessions" => {
             let mut all = Vec::new();
             for app in apps.values() {
                 match crate::dispatch(app, name, payload.clone()).await {
@@ -181,4 +182,19 @@ pub(super) async fn route(served: &Served, name: &str, payload: Value) -> ApiRes
             crate::dispatch(&app, name, payload).await.unwrap_or_else(|| Err(ApiError::invalid("no such command")))
         }
     }
+}
+
+/// The team's library: every pushed session's line as its home showed it, with the machine and
+/// the user, newest first — one query, whatever the number of machines.
+async fn library(served: &Served, filter: &Value) -> ApiResult<Value> {
+    let rows = served
+        .archive
+        .query(
+            "SELECT summary || jsonb_build_object('machine', machine, 'user', user_name) FROM sessions
+             WHERE summary IS NOT NULL AND ($1::text IS NULL OR project = $1) AND ($2::text IS NULL OR agent = $2)
+             ORDER BY last_active DESC, machine, id",
+            &[&filter["project"].as_str(), &filter["source"].as_str()],
+        )
+        .await?;
+    Ok(Value::Array(rows.into_iter().map(|r| r.get::<_, Value>(0)).collect()))
 }
