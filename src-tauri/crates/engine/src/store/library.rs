@@ -67,6 +67,8 @@ impl Store {
                     project: String::new(),
                     subagents: row.get(17)?,
                     parent: row.get(18)?,
+                    machine: None,
+                    user: None,
                     agent_title: row.get(19)?,
                 })
             })?;

@@ -175,6 +175,13 @@ pub struct SessionSummary {
     pub subagents: u64,
     /// The session that started this one (a sub-agent's), or null.
     pub parent: Option<String>,
+    /// In a team's archive: the machine that pushed it, and who.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub machine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub user: Option<String>,
 }
 
 /// The columns of a session row, in the order `session_from_row` reads them.
