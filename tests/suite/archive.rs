@@ -60,7 +60,10 @@ async fn two_homes_push_as_two_machines_nothing_secret_leaves_and_the_team_reads
         Reply::Answer(Answer::text("Done.")),
     ];
     let ana = home(&pg, "laptop-ana", "ana", script).await;
-    std::fs::write(ana.ws().join("notes.txt"), format!("ERR-42 in src/parser.rs\ntoken={SECRET}\n")).unwrap();
+    // Every rule of the secret catalog planted by its own example, beside the token.
+    let catalog = alisio_engine::redact::catalog().unwrap();
+    let planted: String = catalog.iter().map(|rule| format!("{}\n", rule.example)).collect();
+    std::fs::write(ana.ws().join("notes.txt"), format!("ERR-42 in src/parser.rs\ntoken={SECRET}\n{planted}")).unwrap();
     let session = ana.run(&[], "what do notes.txt say?").await.assert_ok().session();
 
     let dry = ana.alisio(&["push", "--dry-run", "--json"]).await.assert_ok().json();
@@ -75,10 +78,23 @@ async fn two_homes_push_as_two_machines_nothing_secret_leaves_and_the_team_reads
     let again = ana.alisio(&["push", "--json"]).await.assert_ok().json();
     assert_eq!((again["sessions"].as_u64(), again["messages"].as_u64()), (Some(0), Some(0)), "idempotent: {again}");
 
-    // Nothing of the token anywhere in the archive.
-    for table in ["sessions", "messages", "calls", "compactions", "pins"] {
-        let leaked = pg.count(&format!("SELECT count(*) FROM {table} t WHERE t::text LIKE '%{}%'", &SECRET[..20]));
-        assert_eq!(leaked, 0, "the token reached {table}");
+    // Nothing of the token, nor of any secret of the catalog, anywhere in the archive.
+    let escaped = |s: &str| s.replace('\'', "''").replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    let mut secrets: Vec<String> = catalog.iter().map(|r| r.secret.clone()).collect();
+    secrets.push(SECRET.to_string());
+    // Each secret as the archive would hold it in text or in JSON (escapes aside), one query a table.
+    let needles: Vec<String> = secrets
+        .iter()
+        .map(|s| {
+            format!("'%{}%'", escaped(&s.chars().filter(|c| !"\n\r\"\\".contains(*c)).take(24).collect::<String>()))
+        })
+        .collect();
+    for table in ["sessions", "messages", "calls", "compactions", "pins", "session_rows"] {
+        let leaked = pg.sql(&format!(
+            "SELECT needle FROM unnest(ARRAY[{}]) AS needle WHERE EXISTS (SELECT 1 FROM {table} t WHERE t::text LIKE needle)",
+            needles.join(", ")
+        ));
+        assert!(leaked.is_empty(), "reached {table}: {leaked:?}");
     }
     assert!(
         pg.count("SELECT count(*) FROM messages WHERE content LIKE '%[REDACTED%' OR content LIKE '%redacted%'") >= 1
