@@ -22,6 +22,21 @@ async fn post(client: &reqwest::Client, base: &str, command: &str, token: Option
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// `alisio serve` on a free loopback port, and the base URL it says it listens on.
+async fn start(h: &super::support::Harness) -> (tokio::process::Child, String) {
+    let mut server = h.command(&["serve", "--archive", "team", "--listen", "127.0.0.1:0"]).spawn().unwrap();
+    let mut lines = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+        if let Some(at) = line.find("http://") {
+            let base = line[at..].split_whitespace().next().unwrap().trim_end_matches('/').to_string();
+            return (server, base);
+        }
+        assert!(Instant::now() < deadline, "serve said where it listens");
+    }
+}
+
 #[tokio::test]
 async fn a_served_archive_reads_like_the_window_behind_tokens_and_writes_nothing() {
     let pg = Postgres::start();
@@ -45,16 +60,7 @@ async fn a_served_archive_reads_like_the_window_behind_tokens_and_writes_nothing
     assert!(!listed.to_string().contains(&token), "a listed token is never the token");
 
     // The server, on a free loopback port; it says where.
-    let mut server = ana.command(&["serve", "--archive", "team", "--listen", "127.0.0.1:0"]).spawn().unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let base = loop {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-        if let Some(at) = line.find("http://") {
-            break line[at..].split_whitespace().next().unwrap().trim_end_matches('/').to_string();
-        }
-        assert!(Instant::now() < deadline, "serve said where it listens");
-    };
+    let (mut server, base) = start(&ana).await;
     let client = super::proxy::client();
 
     let (status, body) = post(&client, &base, "sessions_list", None, json!({})).await;

@@ -83,7 +83,11 @@ subagents: number,
 /**
  * The session that started this one (a sub-agent's), or null.
  */
-parent: string | null, };
+parent: string | null, 
+/**
+ * In a team's archive: the machine that pushed it, and who.
+ */
+machine?: string, user?: string, };
 
 export type Purpose = "turn" | "compaction" | "cache-summary" | "replay" | "probe" | "side";
 

@@ -1,6 +1,6 @@
 // Tests of library.ts: grouping, filters and "how long ago".
 import { describe, expect, it } from "vitest";
-import { ago, filterLibrary, libraryAgents, libraryProjects, libraryRows, NO_LIBRARY_FILTERS, removedNotice } from "./library";
+import { ago, filterLibrary, libraryAgents, libraryChoices, libraryMachines, libraryProjects, libraryRows, libraryUsers, NO_LIBRARY_FILTERS, pushedBy, removedNotice } from "./library";
 
 describe("library", () => {
   const base = { title: "t", workspace: "/w", liveMessages: 1, compactedMessages: 0, uncertainToolCalls: 0, runningToolCalls: 0,
@@ -37,6 +37,39 @@ describe("library", () => {
     expect(libraryProjects(sessions)).toEqual(["/p/one", "/p/two"]);
     // The table's filter keeps the order given (it sorts by itself).
     expect(filterLibrary(sessions, { ...NO_LIBRARY_FILTERS, project: "/p/one" }, "", now).map((s) => s.id)).toEqual(["a", "c"]);
+  });
+  it("offers no user or machine filter where sessions carry none (the window)", () => {
+    expect(libraryUsers(sessions)).toEqual([]);
+    expect(libraryMachines(sessions)).toEqual([]);
+    expect(libraryChoices(sessions)).toEqual({ agents: ["alisio", "claude-code", "codex"], projects: ["/p/one", "/p/two"], users: [], machines: [] });
+    expect(pushedBy(sessions[0])).toBeNull();
+    // Off, the filters keep every session.
+    expect(filterLibrary(sessions, NO_LIBRARY_FILTERS, "", now).map((s) => s.id)).toEqual(["a", "b", "c", "d"]);
+  });
+  it("filters by user and machine over a team's archive, the list and the table alike", () => {
+    const team = [
+      { ...sessions[0], user: "ana", machine: "ana-laptop" },
+      { ...sessions[1], user: "bo", machine: "build-1" },
+      { ...sessions[2], user: "ana", machine: "build-1" },
+      { ...sessions[3], user: "", machine: undefined },
+    ];
+    expect(libraryUsers(team)).toEqual(["ana", "bo"]);
+    expect(libraryMachines(team)).toEqual(["ana-laptop", "build-1"]);
+    const kept = (filters: Partial<typeof NO_LIBRARY_FILTERS>) => filterLibrary(team, { ...NO_LIBRARY_FILTERS, ...filters }, "", now).map((s) => s.id);
+    expect(kept({ user: "ana" })).toEqual(["a", "c"]);
+    expect(kept({ machine: "build-1" })).toEqual(["b", "c"]);
+    expect(kept({ user: "ana", machine: "build-1" })).toEqual(["c"]);
+    expect(kept({ user: "ana", agent: "codex" })).toEqual(["a"]);
+    expect(kept({ user: "nobody" })).toEqual([]);
+    const list = libraryRows(team, { grouping: "none", filters: { ...NO_LIBRARY_FILTERS, machine: "build-1" }, query: "", collapsed: new Set(), now });
+    expect(list.map((r) => r.key)).toEqual(["b", "c"]);
+  });
+  it("says who pushed a session, either alone when the other is missing", () => {
+    const s = sessions[0];
+    expect(pushedBy({ ...s, user: "ana", machine: "ana-laptop" })).toBe("ana@ana-laptop");
+    expect(pushedBy({ ...s, user: "ana" })).toBe("ana");
+    expect(pushedBy({ ...s, machine: "build-1" })).toBe("build-1");
+    expect(pushedBy({ ...s, user: "", machine: "" })).toBeNull();
   });
   it("says what was removed", () => {
     expect(removedNotice([{ session: "a", title: "Fix", messages: 12, calls: 1 }])).toBe("Removed “Fix” (12 messages, 1 call)");

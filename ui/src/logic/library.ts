@@ -1,5 +1,5 @@
-// The library of sessions: filters, grouping by project or agent (newest first), the agents present,
-// and how long ago a session was active.
+// The library of sessions: filters, grouping by project or agent (newest first), the agents,
+// projects, users and machines present, and how long ago a session was active.
 import type { Removed, SessionSummary } from "../bindings";
 import { filterSessions } from "./search";
 
@@ -12,6 +12,10 @@ export interface LibraryFilters {
   agent: string | null;
   /** Only sessions of this project (as `projectOf` names it). */
   project: string | null;
+  /** Only sessions pushed by this user (a team's archive; elsewhere sessions carry none). */
+  user: string | null;
+  /** Only sessions pushed from this machine (a team's archive). */
+  machine: string | null;
   /** Only sessions active in the last this many days. */
   days: number | null;
   hasCompactions: boolean;
@@ -19,7 +23,7 @@ export interface LibraryFilters {
   minCostUsd: number;
 }
 
-export const NO_LIBRARY_FILTERS: LibraryFilters = { agent: null, project: null, days: null, hasCompactions: false, minCostUsd: 0 };
+export const NO_LIBRARY_FILTERS: LibraryFilters = { agent: null, project: null, user: null, machine: null, days: null, hasCompactions: false, minCostUsd: 0 };
 
 /** One row of the library: a group's header or a session. */
 export type LibraryRow =
@@ -36,6 +40,13 @@ export function projectOf(s: SessionSummary): string {
   return s.project || s.workspace || "(no project)";
 }
 
+/** Who pushed a session to a team's archive, as the list shows it: "user@machine", either alone,
+ * or null (a session of this machine's own, as every one is in the window). */
+export function pushedBy(s: SessionSummary): string | null {
+  if (s.user && s.machine) return `${s.user}@${s.machine}`;
+  return s.user || s.machine || null;
+}
+
 /**
  * The sessions that pass `filters` and the text filter `query` (title, id or workspace), in the
  * order given: the sidebar's list and the Library view's table filter alike.
@@ -46,6 +57,8 @@ export function filterLibrary(sessions: SessionSummary[], filters: LibraryFilter
     (s) =>
       (filters.agent === null || agentOf(s) === filters.agent) &&
       (filters.project === null || projectOf(s) === filters.project) &&
+      (filters.user === null || s.user === filters.user) &&
+      (filters.machine === null || s.machine === filters.machine) &&
       (since === null || Date.parse(s.lastActivity) >= since) &&
       (!filters.hasCompactions || s.compactions > 0) &&
       (filters.minCostUsd <= 0 || (s.costUsd ?? 0) >= filters.minCostUsd),
@@ -91,6 +104,29 @@ export function libraryAgents(sessions: SessionSummary[]): string[] {
 /** The projects present among `sessions`, for the project filter. */
 export function libraryProjects(sessions: SessionSummary[]): string[] {
   return [...new Set(sessions.map(projectOf))].sort();
+}
+
+/** The users who pushed `sessions`, for the user filter: none outside a team's archive (no filter). */
+export function libraryUsers(sessions: SessionSummary[]): string[] {
+  return present(sessions.map((s) => s.user));
+}
+
+/** The machines `sessions` were pushed from, for the machine filter: none outside a team's archive. */
+export function libraryMachines(sessions: SessionSummary[]): string[] {
+  return present(sessions.map((s) => s.machine));
+}
+
+/** What the library's filters offer: the agents, projects, users and machines present. */
+export type LibraryChoices = { agents: string[]; projects: string[]; users: string[]; machines: string[] };
+
+/** The choices of every filter over `sessions` (no user, no machine outside a team's archive). */
+export function libraryChoices(sessions: SessionSummary[]): LibraryChoices {
+  return { agents: libraryAgents(sessions), projects: libraryProjects(sessions), users: libraryUsers(sessions), machines: libraryMachines(sessions) };
+}
+
+/** The values set (not absent, not blank), once each, sorted. */
+function present(values: (string | undefined)[]): string[] {
+  return [...new Set(values.filter((v): v is string => !!v))].sort();
 }
 
 /** "3 min ago", "yesterday", "12 Nov": how long ago a session was last active. */

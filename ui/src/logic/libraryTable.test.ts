@@ -1,7 +1,26 @@
 // Tests of libraryTable.ts: the sort, the remembered columns and sort, and the cells' formatting.
 import { describe, expect, it } from "vitest";
 import { summary } from "./fixtures";
-import { ariaSort, cellText, compactCount, DEFAULT_COLUMNS, DEFAULT_SORT, formatCacheHit, formatCost, gridTemplate, nextSort, parseColumns, parseSort, sortSessions, toggleColumn, type LibrarySort } from "./libraryTable";
+import {
+  ariaSort,
+  cellText,
+  columnValue,
+  compactCount,
+  DEFAULT_COLUMNS,
+  DEFAULT_SORT,
+  formatCacheHit,
+  formatCost,
+  gridTemplate,
+  nextSort,
+  offeredColumns,
+  offeredSort,
+  parseColumns,
+  parseSort,
+  shownColumns,
+  sortSessions,
+  toggleColumn,
+  type LibrarySort,
+} from "./libraryTable";
 
 const ids = (list: { id: string }[]) => list.map((s) => s.id);
 
@@ -45,6 +64,58 @@ describe("library table sort", () => {
     expect(nextSort(DEFAULT_SORT, "cost")).toEqual({ column: "cost", dir: "desc" });
     expect(ariaSort(DEFAULT_SORT, "lastActive")).toBe("descending");
     expect(ariaSort(DEFAULT_SORT, "title")).toBe("none");
+  });
+});
+
+describe("library table over a team's archive", () => {
+  const team = [
+    summary({ id: "a", user: "bo", machine: "build-10" }),
+    summary({ id: "b" }),
+    summary({ id: "c", user: "Ana", machine: "build-9" }),
+    summary({ id: "d", user: "ana", machine: "ana-laptop" }),
+  ];
+  const own = [summary({ id: "x" }), summary({ id: "y" })];
+  const sort = (column: LibrarySort["column"], dir: LibrarySort["dir"]) => ids(sortSessions(team, { column, dir }));
+
+  it("reads who pushed a session and from where, nothing when absent", () => {
+    expect(columnValue(team[0], "user")).toBe("bo");
+    expect(columnValue(team[0], "machine")).toBe("build-10");
+    expect(columnValue(team[1], "user")).toBeNull();
+    expect(columnValue(summary({ id: "e", user: "" }), "user")).toBeNull();
+    expect(cellText(team[0], "user")).toEqual({ text: "bo", title: "Pushed by bo" });
+    expect(cellText(team[0], "machine")).toEqual({ text: "build-10", title: "Pushed from build-10" });
+    expect(cellText(team[1], "user").text).toBe("—");
+    expect(cellText(team[1], "machine").text).toBe("—");
+  });
+  it("sorts by user and machine as text, sessions without one last both ways", () => {
+    expect(sort("user", "asc")).toEqual(["c", "d", "a", "b"]);
+    expect(sort("user", "desc")).toEqual(["a", "c", "d", "b"]);
+    expect(sort("machine", "asc")).toEqual(["d", "c", "a", "b"]);
+    expect(sort("machine", "desc")).toEqual(["a", "c", "d", "b"]);
+    expect(nextSort(DEFAULT_SORT, "user")).toEqual({ column: "user", dir: "asc" });
+  });
+  it("offers User and Machine only where a session has one", () => {
+    const others = DEFAULT_COLUMNS.filter((id) => id !== "user" && id !== "machine");
+    expect(offeredColumns(own)).toEqual(others);
+    expect(offeredColumns([])).toEqual(others);
+    expect(offeredColumns(team)).toEqual(DEFAULT_COLUMNS);
+    expect(offeredColumns([summary({ id: "m", machine: "build-1" })])).toEqual(DEFAULT_COLUMNS.filter((id) => id !== "user"));
+  });
+  it("shows the columns chosen that are offered, and sorts by the default while the one chosen is not", () => {
+    const chosen = parseColumns('["user", "cost", "machine"]');
+    expect(chosen).toEqual(["title", "user", "machine", "cost"]);
+    expect(shownColumns(chosen, offeredColumns(own))).toEqual(["title", "cost"]);
+    expect(shownColumns(chosen, offeredColumns(team))).toEqual(["title", "user", "machine", "cost"]);
+    // A choice stored before these columns existed still reads, and leaves them off.
+    expect(shownColumns(parseColumns('["agent", "cost"]'), offeredColumns(team))).toEqual(["title", "agent", "cost"]);
+    const byUser = parseSort('{"column":"user","dir":"desc"}');
+    expect(byUser).toEqual({ column: "user", dir: "desc" });
+    expect(offeredSort(byUser, offeredColumns(own))).toEqual(DEFAULT_SORT);
+    expect(offeredSort(byUser, offeredColumns(team))).toBe(byUser);
+  });
+  it("keeps a column chosen while it is not offered", () => {
+    expect(toggleColumn(["title", "user", "cost"], "agent")).toEqual(["title", "agent", "user", "cost"]);
+    expect(gridTemplate(["title", "user", "machine"])).toEqual({ template: "minmax(220px, 3fr) 104px 120px", minWidth: 444 });
   });
 });
 

@@ -1,6 +1,6 @@
-// The Library view's table: its columns, what each shows and sorts by, the sort (stable, nulls last
-// both ways), and the column choice and sort as remembered in localStorage (a corrupt value falls
-// back to the defaults instead of breaking the view).
+// The Library view's table: its columns (User and Machine offered only over a team's archive), what
+// each shows and sorts by, the sort (stable, nulls last both ways), and the column choice and sort as
+// remembered in localStorage (a corrupt value falls back to the defaults instead of breaking the view).
 import type { SessionSummary } from "../bindings";
 import { formatUsd } from "./format";
 import { agentOf } from "./library";
@@ -9,6 +9,8 @@ export type ColumnId =
   | "title"
   | "agent"
   | "project"
+  | "user"
+  | "machine"
   | "started"
   | "lastActive"
   | "messages"
@@ -30,6 +32,8 @@ export const LIBRARY_COLUMNS: readonly Column[] = [
   { id: "title", label: "Title", kind: "text", width: "minmax(220px, 3fr)" },
   { id: "agent", label: "Agent", kind: "text", width: "96px" },
   { id: "project", label: "Project", kind: "text", width: "minmax(140px, 2fr)" },
+  { id: "user", label: "User", kind: "text", width: "104px" },
+  { id: "machine", label: "Machine", kind: "text", width: "120px" },
   { id: "started", label: "Started", kind: "date", width: "128px" },
   { id: "lastActive", label: "Last active", kind: "date", width: "128px" },
   { id: "messages", label: "Messages", kind: "number", width: "80px" },
@@ -59,6 +63,8 @@ export function columnValue(s: SessionSummary, id: ColumnId): string | number | 
     case "title": return s.title;
     case "agent": return agentOf(s);
     case "project": return s.project || s.workspace;
+    case "user": return s.user || null;
+    case "machine": return s.machine || null;
     case "started": return s.createdAt || null;
     case "lastActive": return s.lastActivity || null;
     case "messages": return s.liveMessages + s.compactedMessages;
@@ -117,6 +123,31 @@ export function ariaSort(sort: LibrarySort, column: ColumnId): "ascending" | "de
 
 /** Every column shown, the default. */
 export const DEFAULT_COLUMNS: readonly ColumnId[] = LIBRARY_COLUMNS.map((c) => c.id);
+
+/** The columns only a team's archive fills: who pushed a session, and from which machine. */
+const TEAM_COLUMNS: ReadonlySet<ColumnId> = new Set(["user", "machine"]);
+
+/** The columns offered over `sessions`: User and Machine only when some session has one (served
+ * over a team's archive), so the window's table and its Columns menu are unchanged. */
+export function offeredColumns(sessions: readonly SessionSummary[]): ColumnId[] {
+  const filled = new Set<ColumnId>();
+  for (const s of sessions) {
+    if (s.user) filled.add("user");
+    if (s.machine) filled.add("machine");
+  }
+  return DEFAULT_COLUMNS.filter((id) => !TEAM_COLUMNS.has(id) || filled.has(id));
+}
+
+/** The columns shown: those chosen that are offered. The choice itself is kept whole (a column not
+ * offered here stays chosen, to come back where it is). */
+export function shownColumns(chosen: readonly ColumnId[], offered: readonly ColumnId[]): ColumnId[] {
+  return chosen.filter((id) => offered.includes(id));
+}
+
+/** The sort applied: the one chosen, or the default while its column is not offered. */
+export function offeredSort(sort: LibrarySort, offered: readonly ColumnId[]): LibrarySort {
+  return offered.includes(sort.column) ? sort : DEFAULT_SORT;
+}
 
 /** The columns shown as stored (a JSON array of ids): unknown ids dropped, in the table's order,
  * the title always; anything unreadable gives every column. */
@@ -195,6 +226,8 @@ export function cellText(s: SessionSummary, id: ColumnId): { text: string; title
     case "title": return { text: s.title || "(untitled)", title: s.agentTitle ? `${s.title}\nAgent's title: ${s.agentTitle}` : s.title };
     case "agent": return { text: agentOf(s), title: s.sourcePath ?? agentOf(s) };
     case "project": return { text: s.project || s.workspace, title: s.project || s.workspace };
+    case "user": return { text: s.user || "—", title: s.user ? `Pushed by ${s.user}` : "" };
+    case "machine": return { text: s.machine || "—", title: s.machine ? `Pushed from ${s.machine}` : "" };
     case "started": return { text: formatDateTime(s.createdAt), title: s.createdAt };
     case "lastActive": return { text: formatDateTime(s.lastActivity), title: s.lastActivity };
     case "messages": return { text: compactCount(s.liveMessages + s.compactedMessages), title: `${s.liveMessages} live · ${s.compactedMessages} compacted` };

@@ -1,9 +1,10 @@
 // The library: every session, grouped by project or agent, newest activity first, filtered by
-// agent, date, compactions and cost, virtualized (thousands of sessions scroll like ten). F2 renames
-// the session shown in place (not served: the archive is read-only).
+// agent (user and machine too over a team's archive), date, compactions and cost, virtualized
+// (thousands of sessions scroll like ten). F2 renames the session shown in place (not served: the
+// archive is read-only).
 import { useCallback, useMemo, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../bindings";
-import { ago, formatTokens, formatUsd, libraryAgents, libraryRows, NO_LIBRARY_FILTERS, sessionFigures, type LibraryFilters, type LibraryGrouping, type LibraryRow } from "../logic";
+import { ago, formatTokens, formatUsd, libraryChoices, libraryRows, NO_LIBRARY_FILTERS, pushedBy, sessionFigures, type LibraryChoices, type LibraryFilters, type LibraryGrouping, type LibraryRow } from "../logic";
 import { servedReadOnly } from "../transport";
 import { VirtualList } from "../VirtualList";
 import { FilterCount, FilterSelects, isFiltered } from "./LibraryFilters";
@@ -35,7 +36,7 @@ export function Library(props: {
     // `now` moves each render; the rows need only follow the inputs.
     [props.sessions, grouping, filters, props.query, collapsed],
   );
-  const agents = useMemo(() => libraryAgents(props.sessions), [props.sessions]);
+  const choices = useMemo(() => libraryChoices(props.sessions), [props.sessions]);
   const shown = rows.reduce((n, r) => n + (r.kind === "session" ? 1 : r.collapsed ? r.count : 0), 0);
   const group = (value: LibraryGrouping) => {
     localStorage.setItem(GROUPING_KEY, value);
@@ -84,7 +85,7 @@ export function Library(props: {
         onGroup={group}
         filters={filters}
         onFilters={setFilters}
-        agents={agents}
+        choices={choices}
         groups={rows.filter((r) => r.kind === "group").length}
         shown={shown}
         total={props.sessions.length}
@@ -108,7 +109,7 @@ function LibraryControls(props: {
   onGroup: (grouping: LibraryGrouping) => void;
   filters: LibraryFilters;
   onFilters: (filters: LibraryFilters) => void;
-  agents: string[];
+  choices: LibraryChoices;
   /** The groups among the rows (the end-to-end tests read it). */
   groups: number;
   shown: number;
@@ -125,7 +126,7 @@ function LibraryControls(props: {
           <option value="none">none</option>
         </select>
       </label>
-      <FilterSelects filters={filters} onFilters={props.onFilters} agents={props.agents} testPrefix="library" />
+      <FilterSelects filters={filters} onFilters={props.onFilters} agents={props.choices.agents} users={props.choices.users} machines={props.choices.machines} testPrefix="library" />
       <span class="muted small" data-testid="library-count" data-groups={props.groups}>
         <FilterCount shown={props.shown} total={props.total} filtered={isFiltered(filters)} onClear={() => props.onFilters(NO_LIBRARY_FILTERS)} />
       </span>
@@ -157,6 +158,7 @@ function LibraryItem(props: {
   }
   const s = row.session;
   const messages = s.liveMessages + s.compactedMessages;
+  const who = pushedBy(s);
   if (props.renaming === s.id) {
     return (
       <div class="session active renaming">
@@ -174,11 +176,16 @@ function LibraryItem(props: {
         )}{" "}
         {s.title || "(untitled)"}
       </span>
-      <span class="muted small session-columns" title={[s.project, ...sessionFigures(s)].filter(Boolean).join(" · ")} data-testid="session-figures">
+      <span class="muted small session-columns" title={[s.project, ...sessionFigures(s), who && `pushed by ${who}`].filter(Boolean).join(" · ")} data-testid="session-figures">
         <span title={`${s.liveMessages} live · ${s.compactedMessages} compacted`}>{messages} msgs</span>
         {s.promptTokens > 0 && <span>{formatTokens(s.promptTokens)} in</span>}
         {s.costUsd !== null && <span>{formatUsd(s.costUsd)}</span>}
         <span title={new Date(s.lastActivity).toLocaleString()}>{ago(s.lastActivity, props.now)}</span>
+        {who && (
+          <span class="session-who" title={`Pushed by ${who}`} data-testid="session-pushed-by">
+            {who}
+          </span>
+        )}
       </span>
       {s.uncertainToolCalls > 0 && <span class="badge" data-testid="uncertain-badge">{s.uncertainToolCalls} uncertain</span>}
       {s.runningToolCalls > 0 && <span class="badge running" data-testid="running-badge">{s.runningToolCalls} running</span>}

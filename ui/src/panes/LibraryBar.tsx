@@ -1,8 +1,8 @@
 // The Library view's bars: the filters (the sidebar's, plus a text filter and the project) with the
-// count, the columns menu, and the actions on the sessions selected (served, only Compare: the
-// others write).
+// count, the columns menu (the columns offered), and the actions on the sessions selected (served,
+// only Compare: the others write).
 import { useEffect, useRef, useState } from "preact/hooks";
-import { LIBRARY_COLUMNS, NO_LIBRARY_FILTERS, type ColumnId, type LibraryFilters } from "../logic";
+import { columnOf, NO_LIBRARY_FILTERS, type ColumnId, type LibraryChoices, type LibraryFilters } from "../logic";
 import { servedReadOnly } from "../transport";
 import { FilterCount, FilterSelects, isFiltered } from "./LibraryFilters";
 
@@ -11,12 +11,13 @@ export function LibraryFilterBar(props: {
   onQuery: (query: string) => void;
   filters: LibraryFilters;
   onFilters: (filters: LibraryFilters) => void;
-  agents: string[];
-  projects: string[];
+  choices: LibraryChoices;
   shown: number;
   total: number;
   selected: number;
   columns: ColumnId[];
+  /** The columns the menu offers (User and Machine only over a team's archive). */
+  offered: ColumnId[];
   onToggleColumn: (column: ColumnId) => void;
 }) {
   const filtered = isFiltered(props.filters) || props.query.trim() !== "";
@@ -31,7 +32,7 @@ export function LibraryFilterBar(props: {
         aria-label="Filter sessions"
         data-testid="library-filter"
       />
-      <FilterSelects filters={props.filters} onFilters={props.onFilters} agents={props.agents} projects={props.projects} testPrefix="library-view" />
+      <FilterSelects filters={props.filters} onFilters={props.onFilters} {...props.choices} testPrefix="library-view" />
       <span class="muted small" data-testid="library-count" data-selected={props.selected}>
         <FilterCount
           shown={props.shown}
@@ -44,13 +45,13 @@ export function LibraryFilterBar(props: {
         />
         {props.selected > 0 && ` · ${props.selected} selected`}
       </span>
-      <ColumnsMenu columns={props.columns} onToggle={props.onToggleColumn} />
+      <ColumnsMenu columns={props.columns} offered={props.offered} onToggle={props.onToggleColumn} />
     </div>
   );
 }
 
-/** "Columns": a box per column (the title always shown); closes on Escape or a click elsewhere. */
-function ColumnsMenu(props: { columns: ColumnId[]; onToggle: (column: ColumnId) => void }) {
+/** "Columns": a box per column offered (the title always shown); closes on Escape or a click elsewhere. */
+function ColumnsMenu(props: { columns: ColumnId[]; offered: ColumnId[]; onToggle: (column: ColumnId) => void }) {
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -75,7 +76,7 @@ function ColumnsMenu(props: { columns: ColumnId[]; onToggle: (column: ColumnId) 
       </button>
       {open && (
         <div class="columns-popover" role="group" aria-label="Columns shown" data-testid="library-columns-menu">
-          {LIBRARY_COLUMNS.map((c) => (
+          {props.offered.map(columnOf).map((c) => (
             <label class="check small" key={c.id}>
               <input
                 type="checkbox"

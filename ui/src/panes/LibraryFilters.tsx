@@ -1,5 +1,6 @@
-// The library's filter controls — agent, project, last active, cost, compacted — shared by the
-// sidebar's list and the Library view's table (both filter through logic/library.ts).
+// The library's filter controls — agent, project, user, machine, last active, cost, compacted —
+// shared by the sidebar's list and the Library view's table (both filter through logic/library.ts).
+// User and machine show only where sessions carry them (served over a team's archive).
 import { NO_LIBRARY_FILTERS, type LibraryFilters } from "../logic";
 
 export function FilterSelects(props: {
@@ -8,10 +9,13 @@ export function FilterSelects(props: {
   agents: string[];
   /** The projects to pick from; none: no project filter (the sidebar groups by project instead). */
   projects?: string[];
+  /** Who pushed the sessions, and from where (a team's archive); none: no such filter. */
+  users?: string[];
+  machines?: string[];
   /** Test ids are `<prefix>-agent`, `<prefix>-days`, …: the sidebar and the view apart. */
   testPrefix: string;
 }) {
-  const { filters, onFilters, agents, projects, testPrefix } = props;
+  const { filters, onFilters, agents, projects, users, machines, testPrefix } = props;
   const pick = (e: Event) => (e.target as HTMLSelectElement).value;
   return (
     <>
@@ -29,6 +33,8 @@ export function FilterSelects(props: {
           ))}
         </select>
       )}
+      <ChoiceSelect value={filters.user} values={users} title="User" every="every user" onPick={(user) => onFilters({ ...filters, user })} testId={`${testPrefix}-user`} />
+      <ChoiceSelect value={filters.machine} values={machines} title="Machine" every="every machine" onPick={(machine) => onFilters({ ...filters, machine })} testId={`${testPrefix}-machine`} />
       <select
         value={filters.days ?? ""}
         title="Last active"
@@ -54,6 +60,19 @@ export function FilterSelects(props: {
         compacted
       </label>
     </>
+  );
+}
+
+/** A select of the values present, "every …" first (null); nothing when none is present. */
+function ChoiceSelect(props: { value: string | null; values?: string[]; title: string; every: string; onPick: (value: string | null) => void; testId: string }) {
+  if (!props.values?.length) return null;
+  return (
+    <select value={props.value ?? ""} title={props.title} onChange={(e) => props.onPick((e.target as HTMLSelectElement).value || null)} data-testid={props.testId}>
+      <option value="">{props.every}</option>
+      {props.values.map((v) => (
+        <option value={v}>{v}</option>
+      ))}
+    </select>
   );
 }
 

@@ -7,7 +7,7 @@ import { BatchExportDialog, RemoveDialog } from "../dialogs";
 import { useLibraryPrefs } from "../hooks/useLibraryPrefs";
 import { useLibrarySelection } from "../hooks/useLibrarySelection";
 import type { SessionEdits } from "../hooks/useSessionEdits";
-import { filterLibrary, libraryAgents, libraryProjects, NO_LIBRARY_FILTERS, sortSessions, type LibraryFilters } from "../logic";
+import { filterLibrary, libraryChoices, NO_LIBRARY_FILTERS, offeredColumns, sortSessions, type LibraryFilters } from "../logic";
 import { servedReadOnly } from "../transport";
 import { LibraryActions, LibraryFilterBar } from "./LibraryBar";
 import { LibraryTable } from "./LibraryTable";
@@ -22,7 +22,10 @@ export function LibraryView(props: {
   onCompare: (a: string, b: string) => void;
   edits: SessionEdits;
 }) {
-  const prefs = useLibraryPrefs();
+  // User and Machine (columns and filters) only over a team's archive: the window's view is unchanged.
+  const offered = useMemo(() => offeredColumns(props.sessions), [props.sessions]);
+  const choices = useMemo(() => libraryChoices(props.sessions), [props.sessions]);
+  const prefs = useLibraryPrefs(offered);
   const [query, setQuery] = useState("");
   const [filters, setFilters] = useState<LibraryFilters>(NO_LIBRARY_FILTERS);
   const shown = useMemo(
@@ -31,8 +34,6 @@ export function LibraryView(props: {
   );
   const ids = useMemo(() => shown.map((s) => s.id), [shown]);
   const byId = useMemo(() => new Map(props.sessions.map((s) => [s.id, s])), [props.sessions]);
-  const agents = useMemo(() => libraryAgents(props.sessions), [props.sessions]);
-  const projects = useMemo(() => libraryProjects(props.sessions), [props.sessions]);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [dialog, setDialog] = useState<"export" | "remove" | null>(null);
   const table = useRef<HTMLDivElement>(null);
@@ -69,12 +70,12 @@ export function LibraryView(props: {
         onQuery={setQuery}
         filters={filters}
         onFilters={setFilters}
-        agents={agents}
-        projects={projects}
+        choices={choices}
         shown={shown.length}
         total={props.sessions.length}
         selected={chosen.length}
         columns={prefs.columns}
+        offered={offered}
         onToggleColumn={prefs.toggleColumn}
       />
       <LibraryActions

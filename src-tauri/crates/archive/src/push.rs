@@ -204,50 +204,7 @@ impl Push<'_> {
         for row in &rows {
             row.insert(&tx, &at).await?;
         }
-        for record in &records {
-            let checkpoint = record.checkpoint().map(|c| c.checkpoint.clone()).unwrap_or(json!({}));
-            let checkpoint = redaction.json(checkpoint, &format!("compaction {}", record.id), found);
-            tx.execute(
-                "INSERT INTO compactions (machine, session_id, id, kind, reason, status, checkpoint, before_chars, after_chars, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                 ON CONFLICT (machine, session_id, id) DO UPDATE SET status = EXCLUDED.status, checkpoint = EXCLUDED.checkpoint",
-                &[
-                    &at.machine,
-                    &at.session,
-                    &record.id,
-                    &record.kind().as_str(),
-                    &record.reason.as_str(),
-                    &record.status.as_str(),
-                    &checkpoint,
-                    &(record.before_chars as i64),
-                    &(record.after_chars as i64),
-                    &record.created_at,
-                ],
-            )
-            .await
-            .map_err(|e| at.fail(e))?;
-        }
-        tx.execute("DELETE FROM pins WHERE machine = $1 AND session_id = $2", &[&at.machine, &at.session])
-            .await
-            .map_err(|e| at.fail(e))?;
-        for pin in &pins {
-            let text = redaction.text(&pin.text, &format!("pin {}", pin.id), found);
-            tx.execute(
-                "INSERT INTO pins (machine, session_id, id, seq, text) VALUES ($1, $2, $3, $4, $5)",
-                &[&at.machine, &at.session, &pin.id, &pin.seq, &text],
-            )
-            .await
-            .map_err(|e| at.fail(e))?;
-        }
-        // Which messages a record hides now (a compaction undone shows them again).
-        let (seqs, by): (Vec<i64>, Vec<Option<i64>>) = hidden.into_iter().unzip();
-        tx.execute(
-            "UPDATE messages m SET compacted_by = u.by FROM UNNEST($3::bigint[], $4::bigint[]) AS u(seq, by)
-             WHERE m.machine = $1 AND m.session_id = $2 AND m.seq = u.seq AND m.compacted_by IS DISTINCT FROM u.by",
-            &[&at.machine, &at.session, &seqs, &by],
-        )
-        .await
-        .map_err(|e| at.fail(e))?;
+        replace_records(&tx, &at, &records, &pins, hidden, (redaction, found)).await?;
         // The session whole, as its home keeps it (rows redacted like everything else), and its
         // line in the library with what its calls cost (summed here, in picodollars).
         let session_row = redaction.json(session_row, "session", found);
@@ -384,6 +341,63 @@ impl Push<'_> {
         tx.commit().await.map_err(f)?;
         Ok(())
     }
+}
+
+/// The session's records and pins as they are now, and which messages each record hides now (a
+/// compaction undone shows them again).
+async fn replace_records(
+    tx: &tokio_postgres::Transaction<'_>,
+    at: &At,
+    records: &[alisio_engine::store::compactions::CompactionRecord],
+    pins: &[alisio_engine::store::pins::Pin],
+    hidden: Vec<(i64, Option<i64>)>,
+    (redaction, found): (&Redaction, &mut Redactions),
+) -> Result<()> {
+    for record in records {
+        let checkpoint = record.checkpoint().map(|c| c.checkpoint.clone()).unwrap_or(json!({}));
+        let checkpoint = redaction.json(checkpoint, &format!("compaction {}", record.id), found);
+        tx.execute(
+                "INSERT INTO compactions (machine, session_id, id, kind, reason, status, checkpoint, before_chars, after_chars, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (machine, session_id, id) DO UPDATE SET status = EXCLUDED.status, checkpoint = EXCLUDED.checkpoint",
+                &[
+                    &at.machine,
+                    &at.session,
+                    &record.id,
+                    &record.kind().as_str(),
+                    &record.reason.as_str(),
+                    &record.status.as_str(),
+                    &checkpoint,
+                    &(record.before_chars as i64),
+                    &(record.after_chars as i64),
+                    &record.created_at,
+                ],
+            )
+            .await
+            .map_err(|e| at.fail(e))?;
+    }
+    tx.execute("DELETE FROM pins WHERE machine = $1 AND session_id = $2", &[&at.machine, &at.session])
+        .await
+        .map_err(|e| at.fail(e))?;
+    for pin in pins {
+        let text = redaction.text(&pin.text, &format!("pin {}", pin.id), found);
+        tx.execute(
+            "INSERT INTO pins (machine, session_id, id, seq, text) VALUES ($1, $2, $3, $4, $5)",
+            &[&at.machine, &at.session, &pin.id, &pin.seq, &text],
+        )
+        .await
+        .map_err(|e| at.fail(e))?;
+    }
+    // Which messages a record hides now (a compaction undone shows them again).
+    let (seqs, by): (Vec<i64>, Vec<Option<i64>>) = hidden.into_iter().unzip();
+    tx.execute(
+        "UPDATE messages m SET compacted_by = u.by FROM UNNEST($3::bigint[], $4::bigint[]) AS u(seq, by)
+             WHERE m.machine = $1 AND m.session_id = $2 AND m.seq = u.seq AND m.compacted_by IS DISTINCT FROM u.by",
+        &[&at.machine, &at.session, &seqs, &by],
+    )
+    .await
+    .map_err(|e| at.fail(e))?;
+    Ok(())
 }
 
 /// Where rows go: the archive (for errors), the machine and the session.
