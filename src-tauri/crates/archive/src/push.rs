@@ -201,9 +201,7 @@ impl Push<'_> {
         let at =
             At { machine: archive.machine.clone(), session: id.as_str().to_string(), archive: archive.name.clone() };
         let tx = archive.client.transaction().await.map_err(|e| at.fail(e))?;
-        for row in &rows {
-            row.insert(&tx, &at).await?;
-        }
+        CallRow::insert_all(&rows, &tx, &at).await?;
         replace_records(&tx, &at, &records, &pins, hidden, (redaction, found)).await?;
         // The session whole, as its home keeps it (rows redacted like everything else), and its
         // line in the library with what its calls cost (summed here, in picodollars).
@@ -227,15 +225,20 @@ impl Push<'_> {
         tx.execute("DELETE FROM session_rows WHERE machine = $1 AND session_id = $2", &[&at.machine, &at.session])
             .await
             .map_err(|e| at.fail(e))?;
+        // In one statement: a session can keep thousands of such rows.
+        let (mut tables, mut ns, mut values) = (Vec::new(), Vec::new(), Vec::new());
         for (n, (table, row)) in others.into_iter().enumerate() {
-            let row = redaction.json(Value::Object(row), &table, found);
-            tx.execute(
-                "INSERT INTO session_rows (machine, session_id, tbl, n, row) VALUES ($1, $2, $3, $4, $5)",
-                &[&at.machine, &at.session, &table, &(n as i64), &row],
-            )
-            .await
-            .map_err(|e| at.fail(e))?;
+            values.push(redaction.json(Value::Object(row), &table, found));
+            tables.push(table);
+            ns.push(n as i64);
         }
+        tx.execute(
+            "INSERT INTO session_rows (machine, session_id, tbl, n, row)
+             SELECT $1, $2, * FROM UNNEST($3::text[], $4::bigint[], $5::jsonb[])",
+            &[&at.machine, &at.session, &tables, &ns, &values],
+        )
+        .await
+        .map_err(|e| at.fail(e))?;
         let last_call = calls.iter().map(|c| c.id).max().unwrap_or(last_call);
         tx.execute(
             "UPDATE sessions SET fingerprint = $3, pushed_call = $4, calls = (SELECT count(*) FROM calls
@@ -448,26 +451,38 @@ impl CallRow {
         }
     }
 
-    async fn insert(&self, tx: &tokio_postgres::Transaction<'_>, at: &At) -> Result<()> {
-        let t = &self.tokens;
+    /// Every row in one statement (arrays unnested); a call already held is left as it is.
+    async fn insert_all(rows: &[CallRow], tx: &tokio_postgres::Transaction<'_>, at: &At) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let column = |f: fn(&CallRow) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
+        let text = |f: fn(&CallRow) -> &String| rows.iter().map(|r| f(r).clone()).collect::<Vec<String>>();
+        let money = |f: fn(&CallRow) -> Option<i64>| rows.iter().map(f).collect::<Vec<Option<i64>>>();
+        let (ids, purposes, apis, models, started) =
+            (column(|r| r.id), text(|r| &r.purpose), text(|r| &r.api), text(|r| &r.model), text(|r| &r.started_at));
+        let tokens: Vec<Vec<i64>> = (0..4).map(|i| rows.iter().map(|r| r.tokens[i]).collect()).collect();
+        let (costs, savings) = (money(|r| r.cost), money(|r| r.savings));
         tx.execute(
             "INSERT INTO calls (machine, session_id, id, purpose, api, model, started_at, prompt_tokens, cached_tokens,
                                 cache_write_tokens, completion_tokens, cost_pico, savings_pico)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING",
+             SELECT $1, $2, * FROM UNNEST($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+                                          $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
+             ON CONFLICT DO NOTHING",
             &[
                 &at.machine,
                 &at.session,
-                &self.id,
-                &self.purpose,
-                &self.api,
-                &self.model,
-                &self.started_at,
-                &t[0],
-                &t[1],
-                &t[2],
-                &t[3],
-                &self.cost,
-                &self.savings,
+                &ids,
+                &purposes,
+                &apis,
+                &models,
+                &started,
+                &tokens[0],
+                &tokens[1],
+                &tokens[2],
+                &tokens[3],
+                &costs,
+                &savings,
             ],
         )
         .await

@@ -171,27 +171,33 @@ pub async fn search(archive: &Archive, query: &SearchQuery) -> Result<ArchiveSea
         return Ok(ArchiveSearch { hits: Vec::new(), total: 0 });
     }
     let patterns: Vec<String> = tokens.iter().map(|t| like(t)).collect();
+    // Each plain token its own condition, so PostgreSQL reads the trigram index for each.
+    let first_pattern = 7;
     let matches = if query.fts {
-        "m.search @@ websearch_to_tsquery('simple', $1)"
+        "m.search @@ websearch_to_tsquery('simple', $1)".to_string()
     } else {
-        "(SELECT bool_and(m.content ILIKE p) FROM unnest($2::text[]) AS p)"
+        (0..patterns.len()).map(|i| format!("m.content ILIKE ${}", first_pattern + i)).collect::<Vec<_>>().join(" AND ")
     };
-    // Every parameter typed in both queries, whichever of $1 (fts) and $2 (plain) the match uses.
-    let filters = "$1::text IS NOT NULL AND $2::text[] IS NOT NULL AND ($3::text IS NULL OR s.agent = $3) AND ($4::text IS NULL OR s.project = $4)
-        AND ($5::text IS NULL OR m.role = $5) AND ($6::text IS NULL OR s.machine = $6) AND ($7::text IS NULL OR s.user_name = $7)";
+    // $1 typed in both queries, whichever way the match is made.
+    let filters = "$1::text IS NOT NULL AND ($2::text IS NULL OR s.agent = $2) AND ($3::text IS NULL OR s.project = $3)
+        AND ($4::text IS NULL OR m.role = $4) AND ($5::text IS NULL OR s.machine = $5) AND ($6::text IS NULL OR s.user_name = $6)";
     let text = query.text.clone();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
-        [&text, &patterns, &query.source, &query.project, &query.role, &query.machine, &query.user];
+    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+        vec![&text, &query.source, &query.project, &query.role, &query.machine, &query.user];
+    if !query.fts {
+        params.extend(patterns.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)));
+    }
     let from = "FROM messages m JOIN sessions s ON s.machine = m.machine AND s.id = m.session_id";
+    let (first_at, limit_at) = (params.len() + 1, params.len() + 2);
     let sql = format!(
         "SELECT m.session_id, m.seq, m.role, s.agent, s.project, m.created_at, s.title, s.machine, s.user_name,
-                substr(m.content, greatest(strpos(lower(m.content), lower($8)) - 60, 1), 200)
+                substr(m.content, greatest(strpos(lower(m.content), lower(${first_at})) - 60, 1), 200)
          {from} WHERE {matches} AND {filters}
-         ORDER BY ts_rank(m.search, plainto_tsquery('simple', $1)) DESC, m.created_at DESC LIMIT $9"
+         ORDER BY ts_rank(m.search, plainto_tsquery('simple', $1)) DESC, m.created_at DESC LIMIT ${limit_at}"
     );
     let first = tokens[0].clone();
     let limit = query.limit.max(1) as i64;
-    let mut with_first: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params.to_vec();
+    let mut with_first = params.clone();
     with_first.push(&first);
     with_first.push(&limit);
     let rows = archive.client.query(&sql, &with_first).await.map_err(|e| archive.fail(e))?;
