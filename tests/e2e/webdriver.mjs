@@ -9,36 +9,22 @@ export class Driver {
 
   /** A new session of the app (started with `args`, e.g. `["--profile", "p"]`). */
   static async connect(base, application, timeoutMs = 60_000, args = []) {
+    return Driver.open(base, { alwaysMatch: { "tauri:options": { application, args } } }, timeoutMs);
+  }
+
+  /** A session of a browser WebKitWebDriver starts itself (WebKitGTK's MiniBrowser by default). */
+  static async browser(base, binary, timeoutMs = 60_000) {
+    return Driver.open(base, { alwaysMatch: { "webkitgtk:browserOptions": { binary, args: ["--automation"] } } }, timeoutMs);
+  }
+
+  /** A new session with `capabilities`, tried again until `timeoutMs`. */
+  static async open(base, capabilities, timeoutMs) {
     const deadline = Date.now() + timeoutMs;
     let lastError;
     while (Date.now() < deadline) {
       try {
         // One attempt may hang on an app that never came up (its toolkit failed to start): each
         // is bounded, so the next one starts a fresh app.
-        const res = await fetch(`${base}/session`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ capabilities: { alwaysMatch: { "tauri:options": { application, args } } } }),
-          signal: AbortSignal.timeout(Math.max(1_000, Math.min(25_000, deadline - Date.now()))),
-        });
-        const body = await res.json();
-        if (res.ok) return new Driver(base, body.value.sessionId);
-        lastError = JSON.stringify(body);
-      } catch (error) {
-        lastError = String(error);
-      }
-      await sleep(500);
-    }
-    throw new Error(`could not open a WebDriver session: ${lastError}`);
-  }
-
-  /** A session of a browser WebKitWebDriver starts itself (WebKitGTK's MiniBrowser by default). */
-  static async browser(base, binary, timeoutMs = 60_000) {
-    const deadline = Date.now() + timeoutMs;
-    let lastError;
-    while (Date.now() < deadline) {
-      try {
-        const capabilities = { alwaysMatch: { "webkitgtk:browserOptions": { binary, args: ["--automation"] } } };
         const res = await fetch(`${base}/session`, {
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -53,7 +39,7 @@ export class Driver {
       }
       await sleep(500);
     }
-    throw new Error(`could not open a browser session: ${lastError}`);
+    throw new Error(`could not open a WebDriver session: ${lastError}`);
   }
 
   /** Loads `url` in the browser. */
