@@ -70,13 +70,28 @@ fn redaction(app: &App, name: &str) -> ApiResult<Redaction> {
     Ok(Redaction::new(catalog, keys)?)
 }
 
+/// Connections a push sends on at once.
+const LANES: usize = 3;
+
+/// `LANES` connections to the archive a command names.
+async fn lanes(app: &App, named: Option<&str>) -> ApiResult<Vec<Archive>> {
+    let name = archive_name(app, named)?;
+    let config = app.config();
+    let archives = &config.archives;
+    let mut lanes = vec![Archive::open(archives, &name).await?];
+    for _ in 1..LANES {
+        lanes.push(Archive::open(archives, &name).await?);
+    }
+    Ok(lanes)
+}
+
 /// One push of every session with something new.
 pub async fn push(app: &App, request: PushRequest) -> ApiResult<PushReport> {
-    let mut archive = open(app, request.to.as_deref()).await?;
-    let redaction = redaction(app, &archive.name)?;
+    let mut lanes = lanes(app, request.to.as_deref()).await?;
+    let redaction = redaction(app, &lanes[0].name)?;
     let (store, forensics) = (app.store()?, app.forensics()?);
     let report =
-        alisio_archive::push::push(&mut archive, &store, &forensics, &redaction, request.dry_run, &app.operation())
+        alisio_archive::push::push(&mut lanes, &store, &forensics, &redaction, request.dry_run, &app.operation())
             .await?;
     Ok(report)
 }
@@ -84,8 +99,8 @@ pub async fn push(app: &App, request: PushRequest) -> ApiResult<PushReport> {
 /// Pushes, then pushes again each time another process changes the library, until interrupted;
 /// `on_round` hears each push that sent something.
 pub async fn push_watch(app: &App, request: PushRequest, mut on_round: impl FnMut(&PushReport)) -> ApiResult<()> {
-    let mut archive = open(app, request.to.as_deref()).await?;
-    let redaction = redaction(app, &archive.name)?;
+    let mut lanes = lanes(app, request.to.as_deref()).await?;
+    let redaction = redaction(app, &lanes[0].name)?;
     let (store, cancel, forensics) = (app.store()?, app.operation(), app.forensics()?);
     let (mut seen, mut first) = (None, true);
     loop {
@@ -93,8 +108,7 @@ pub async fn push_watch(app: &App, request: PushRequest, mut on_round: impl FnMu
         if seen != Some(now) {
             seen = Some(now);
             let report =
-                alisio_archive::push::push(&mut archive, &store, &forensics, &redaction, request.dry_run, &cancel)
-                    .await;
+                alisio_archive::push::push(&mut lanes, &store, &forensics, &redaction, request.dry_run, &cancel).await;
             match report {
                 Ok(report) if report.sessions > 0 || first => on_round(&report),
                 Ok(_) => {}

@@ -76,7 +76,8 @@ impl Mirror {
             let Value::Object(session_row) = r.get::<_, Value>(3) else { continue };
             let messages: Vec<Row> = client
                 .query(
-                    "SELECT row FROM messages WHERE machine = $1 AND session_id = $2 AND row IS NOT NULL ORDER BY seq",
+                    "SELECT row || jsonb_build_object('content', content) FROM messages
+                     WHERE machine = $1 AND session_id = $2 AND row IS NOT NULL ORDER BY seq",
                     &[&machine, &id],
                 )
                 .await

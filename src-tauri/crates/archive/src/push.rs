@@ -89,43 +89,92 @@ struct Held {
     call: i64,
 }
 
-/// One push of every session of `store` whose fingerprint changed; `dry_run` writes nothing.
+/// One push of every session of `store` whose fingerprint changed; `dry_run` writes nothing. The
+/// sessions are shared out among `lanes` (connections to one archive, as many as given), which
+/// send at once: one lane's wait on PostgreSQL is another's time to read and redact.
 pub async fn push(
-    archive: &mut Archive,
+    lanes: &mut [Archive],
     store: &Store,
     forensics: &Forensics,
     redaction: &Redaction,
     dry_run: bool,
     cancel: &CancellationToken,
 ) -> Result<PushReport> {
+    let first = lanes.first().ok_or_else(|| ArchiveError::Config("a push needs a connection".into()))?;
     let mut report = PushReport {
-        archive: archive.name.clone(),
-        machine: archive.machine.clone(),
-        user: archive.user.clone(),
+        archive: first.name.clone(),
+        machine: first.machine.clone(),
+        user: first.user.clone(),
         dry_run,
         ..PushReport::default()
     };
-    let held = held(archive).await?;
+    let mut held = held(first).await?;
     let fingerprints = store.push_fingerprints()?;
-    let mut found = Redactions::default();
+    let mut shares: Vec<Vec<Changed>> = lanes.iter().map(|_| Vec::new()).collect();
+    let mut next = 0;
     for summary in store.list_sessions()? {
-        if cancel.is_cancelled() {
-            return Err(ArchiveError::Engine(alisio_engine::Error::Cancelled));
-        }
         let fingerprint = fingerprints.get(&summary.id).cloned().unwrap_or_default();
-        let before = held.get(summary.id.as_str());
-        if before.is_some_and(|h| h.fingerprint == fingerprint) {
+        let before = held.remove(summary.id.as_str());
+        if before.as_ref().is_some_and(|h| h.fingerprint == fingerprint) {
             continue;
         }
-        let session = store.resolve_session(summary.id.as_str())?;
-        let one = Push { archive: &mut *archive, store, forensics, redaction, dry_run, found: &mut found };
-        let (messages, calls) = one.session(&summary, &session, before, &fingerprint).await?;
-        report.sessions += 1;
+        shares[next % lanes.len()].push(Changed { summary, fingerprint, before });
+        next += 1;
+    }
+    let sends = lanes
+        .iter_mut()
+        .zip(shares)
+        .map(|(lane, share)| send(lane, share, Context { store, forensics, redaction, dry_run, cancel }));
+    for sent in futures_util::future::join_all(sends).await {
+        let (sessions, messages, calls, found) = sent?;
+        report.sessions += sessions;
         report.messages += messages;
         report.calls += calls;
+        report.redactions += found;
     }
-    report.redactions = found.total();
     Ok(report)
+}
+
+/// A session with something new: its line in the library, its fingerprint, what the archive holds.
+struct Changed {
+    summary: SessionSummary,
+    fingerprint: String,
+    before: Option<Held>,
+}
+
+/// What every lane reads from.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    store: &'a Store,
+    forensics: &'a Forensics,
+    redaction: &'a Redaction,
+    dry_run: bool,
+    cancel: &'a CancellationToken,
+}
+
+/// One lane's sessions, one after another: (sessions, messages, calls, secrets redacted).
+async fn send(lane: &mut Archive, share: Vec<Changed>, cx: Context<'_>) -> Result<(u64, u64, u64, u64)> {
+    let mut found = Redactions::default();
+    let (mut sessions, mut messages, mut calls) = (0, 0, 0);
+    for changed in share {
+        if cx.cancel.is_cancelled() {
+            return Err(ArchiveError::Engine(alisio_engine::Error::Cancelled));
+        }
+        let session = cx.store.resolve_session(changed.summary.id.as_str())?;
+        let one = Push {
+            archive: &mut *lane,
+            store: cx.store,
+            forensics: cx.forensics,
+            redaction: cx.redaction,
+            dry_run: cx.dry_run,
+            found: &mut found,
+        };
+        let (m, c) = one.session(&changed.summary, &session, changed.before.as_ref(), &changed.fingerprint).await?;
+        sessions += 1;
+        messages += m;
+        calls += c;
+    }
+    Ok((sessions, messages, calls, found.total()))
 }
 
 /// What the archive holds of this machine's sessions.
@@ -306,6 +355,11 @@ impl Push<'_> {
             cols.summary.push(row.get("summary").and_then(Value::as_i64).unwrap_or(0) != 0);
             cols.compacted_by.push(row.get("compacted_by").and_then(Value::as_i64));
             cols.created_at.push(text("created_at").unwrap_or_default());
+            // The text is kept once, in `content`; the copy of the row goes without it.
+            let mut row = row;
+            if let Some(map) = row.as_object_mut() {
+                map.remove("content");
+            }
             cols.row.push(row);
         }
         if self.dry_run {
