@@ -371,9 +371,9 @@ def bench(binary: Path, home: Path, work: Path, pg: Postgres, machines: int, wat
     token = made["out"].split()[-1]
     t = time.monotonic()
     server = subprocess.Popen([str(binary), "serve", "--archive", "team", "--listen", "127.0.0.1:0"], env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        server_err, base = Lines(server.stderr), None
+        server_err, base = Lines(server.stdout), None
         deadline = t + 1800
         while base is None:
             try:

@@ -58,16 +58,16 @@ before(async () => {
 
   server = spawn(app, ["serve", "--archive", "team", "--listen", "127.0.0.1:0"], {
     env: { ...process.env, ALISIO_HOME: home, ALISIO_TEST_PG: password },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "inherit"],
   });
   const base = await new Promise((resolve, reject) => {
-    let err = "";
-    server.stderr.on("data", (chunk) => {
-      err += chunk;
-      const found = err.match(/http:\/\/127\.0\.0\.1:\d+/);
+    let out = "";
+    server.stdout.on("data", (chunk) => {
+      out += chunk;
+      const found = out.match(/http:\/\/127\.0\.0\.1:\d+/);
       if (found) resolve(found[0]);
     });
-    server.on("exit", (code) => reject(new Error(`alisio serve exited (${code}): ${err}`)));
+    server.on("exit", (code) => reject(new Error(`alisio serve exited (${code}): ${out}`)));
   });
   server.base = base;
   const driverPort = await freePort();

@@ -25,7 +25,7 @@ async fn post(client: &reqwest::Client, base: &str, command: &str, token: Option
 /// `alisio serve` on a free loopback port, and the base URL it says it listens on.
 async fn start(h: &super::support::Harness) -> (tokio::process::Child, String) {
     let mut server = h.command(&["serve", "--archive", "team", "--listen", "127.0.0.1:0"]).spawn().unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();

@@ -62,15 +62,30 @@ pub async fn serve(app: &App, out: Output, args: ServeArgs) -> ApiResult<()> {
         None => {
             let assets = crate::cli::assets::ui();
             alisio_api::serve::serve(app, args.archive.as_deref(), &args.listen, assets, |addr| {
-                let loopback = addr.ip().is_loopback();
-                let warning = if loopback {
-                    String::new()
-                } else {
-                    format!(" — {addr} is not a loopback address: anyone who can reach it and holds a token reads the archive")
-                };
-                out.note(format!("serving the archive read-only at http://{addr}/ (a token is needed: alisio serve token create){warning}"));
+                // Where it listens, on stdout as the proxy says it (a JSON line with --json).
+                let _ = out.line(&Listening { url: format!("http://{addr}/") });
+                if !addr.ip().is_loopback() {
+                    out.note(format!(
+                        "{addr} is not a loopback address: anyone who can reach it and holds a token reads the archive"
+                    ));
+                }
             })
             .await
         }
+    }
+}
+
+/// Where `alisio serve` listens.
+#[derive(serde::Serialize)]
+struct Listening {
+    url: String,
+}
+
+impl crate::cli::output::Human for Listening {
+    fn print(&self) {
+        println!(
+            "serving the archive read-only at {} — a token is needed (alisio serve token create); Ctrl-C stops",
+            self.url
+        );
     }
 }
