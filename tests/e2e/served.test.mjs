@@ -106,6 +106,14 @@ test("the served archive: a token let in, the pushed session read, nothing that 
   const writable = composer.length > 0 && !(await driver.execute("return arguments[0].disabled", [{ "element-6066-11e4-a52e-4f735466cecf": composer[0] }]));
   assert.equal(writable, false, "no turn can be sent from a served archive");
 
+  // Who pushed it, from where: in the sidebar, and as the Library's columns and filters.
+  await driver.waitFor("[data-testid=session-pushed-by]", { text: "ana@laptop-ana" });
+  await driver.click(await driver.waitFor("[data-testid=tab-library]"));
+  await driver.click(await driver.waitFor("[data-testid=library-columns]"));
+  await driver.waitFor("[data-testid=library-column-user]");
+  await driver.waitFor("[data-testid=library-column-machine]");
+  await driver.waitFor("[data-testid=library-view-user] option", { text: "ana" });
+
   // A write sent by hand is refused; a read answered — with the page's own cookie.
   const status = await driver.execute(
     "return fetch('/api/pins_add', {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({session: arguments[0], text: 'x'})}).then(r => r.status)",

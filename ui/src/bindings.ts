@@ -829,7 +829,19 @@ dryRun: boolean, };
 
 export type ArchiveSearch = { hits: Array<ArchiveHit>, total: number, };
 
-export type ArchiveHit = { session: string, seq: number, role: string, source: string, project: string, at: string, snippet: string, title: string, machine: string, user: string, };
+export type ArchiveHit = { machine: string, user: string, session: string, seq: number, role: string, 
+/**
+ * `alisio` for Alisio's own, else the import source.
+ */
+source: string, 
+/**
+ * The session's workspace (an imported session's working directory).
+ */
+project: string, at: string, 
+/**
+ * The matching text around the terms, the terms between `[` and `]`.
+ */
+snippet: string, title: string, };
 
 export type TokenRequest = { archive?: string, 
 /**

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use alisio_archive::push::{PushReport, Redaction};
-use alisio_archive::query::{ArchiveSearch, SearchQuery, UsageQuery};
+use alisio_archive::query::{ArchiveSearch, SearchQuery};
 use alisio_archive::{Archive, ArchiveError};
-use alisio_engine::cost::usage::{UsageBy, UsageReport};
+use alisio_engine::cost::usage::{UsageBy, UsageQuery, UsageReport};
 use serde::Deserialize;
 use ts_rs::TS;
 
@@ -139,8 +139,14 @@ pub struct ArchiveUsageRequest {
 pub async fn usage(app: &App, request: ArchiveUsageRequest) -> ApiResult<UsageReport> {
     let by: UsageBy = request.by.as_deref().unwrap_or("day").parse()?;
     let archive = open(app, request.archive.as_deref()).await?;
-    let query =
-        UsageQuery { by, since: request.since, until: request.until, source: request.source, model: request.model };
+    let query = UsageQuery {
+        by,
+        since: request.since,
+        until: request.until,
+        source: request.source,
+        model: request.model,
+        fold_subagents: false,
+    };
     Ok(alisio_archive::query::usage(&archive, &query).await?)
 }
 

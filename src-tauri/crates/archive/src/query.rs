@@ -3,21 +3,12 @@
 //! PostgreSQL's full text ranked, every token of a plain query matched literally (trigram-indexed,
 //! so `foo::bar` and `notes.txt` are found as typed).
 
-use alisio_engine::cost::usage::{UnpricedModel, UsageBy, UsageReport, UsageRow};
+use alisio_engine::cost::usage::{UnpricedModel, UsageBy, UsageQuery, UsageReport, UsageRow};
 use alisio_engine::cost::Money;
+use alisio_engine::store::search::SearchHit;
 use serde::Serialize;
 
 use crate::{Archive, Result};
-
-/// Which calls, and how they are grouped.
-#[derive(Debug, Clone)]
-pub struct UsageQuery {
-    pub by: UsageBy,
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub source: Option<String>,
-    pub model: Option<String>,
-}
 
 /// The SQL expression a call's group key is.
 fn key_of(by: UsageBy) -> &'static str {
@@ -34,7 +25,8 @@ fn key_of(by: UsageBy) -> &'static str {
     }
 }
 
-/// Usage over every pushed session.
+/// Usage over every pushed session (`fold_subagents` does not apply: sub-agents are sessions of
+/// their own here).
 pub async fn usage(archive: &Archive, query: &UsageQuery) -> Result<UsageReport> {
     let key = key_of(query.by);
     // An `until` day includes all of it.
@@ -124,14 +116,9 @@ fn with_rate(mut row: UsageRow) -> UsageRow {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveHit {
-    pub session: String,
-    pub seq: i64,
-    pub role: String,
-    pub source: String,
-    pub project: String,
-    pub at: String,
-    pub snippet: String,
-    pub title: String,
+    #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(flatten))]
+    pub hit: SearchHit,
     pub machine: String,
     pub user: String,
 }
@@ -209,16 +196,18 @@ pub async fn search(archive: &Archive, query: &SearchQuery) -> Result<ArchiveSea
     let hits = rows
         .iter()
         .map(|r| ArchiveHit {
-            session: r.get(0),
-            seq: r.get(1),
-            role: r.get(2),
-            source: r.get(3),
-            project: r.get(4),
-            at: r.get(5),
-            title: r.get(6),
+            hit: SearchHit {
+                session: r.get(0),
+                seq: r.get(1),
+                role: r.get(2),
+                source: r.get(3),
+                project: r.get(4),
+                at: r.get(5),
+                title: r.get(6),
+                snippet: mark(&r.get::<_, String>(9), &tokens),
+            },
             machine: r.get(7),
             user: r.get(8),
-            snippet: mark(&r.get::<_, String>(9), &tokens),
         })
         .collect();
     Ok(ArchiveSearch { hits, total: total.get::<_, i64>(0) as u64 })

@@ -26,11 +26,12 @@ impl Human for PushReport {
 
 impl Human for ArchiveSearch {
     fn print(&self) {
-        for hit in &self.hits {
+        for found in &self.hits {
+            let hit = &found.hit;
             let session: String = hit.session.chars().take(8).collect();
             println!(
                 "{}@{} {session} #{} {} · {}: {}",
-                hit.user, hit.machine, hit.seq, hit.title, hit.role, hit.snippet
+                found.user, found.machine, hit.seq, hit.title, hit.role, hit.snippet
             );
         }
         println!("{} match{} in the archive", self.total, if self.total == 1 { "" } else { "es" });

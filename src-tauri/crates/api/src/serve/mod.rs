@@ -51,7 +51,7 @@ pub async fn serve(
     let archive = Archive::open(&app.config().archives, &name).await?;
     let mut mirror = Mirror::new(&app.home().join("archives").join(&name));
     mirror.pull(&archive).await?;
-    let apps = open_apps(&mirror)?;
+    let apps = open_apps(&mirror, &BTreeMap::new())?;
     let served = Arc::new(Served {
         archive,
         mirror: tokio::sync::RwLock::new(mirror),
@@ -79,9 +79,10 @@ pub async fn serve(
     result.map_err(|e| ApiError::failed(format!("the server stopped: {e}")))
 }
 
-fn open_apps(mirror: &Mirror) -> ApiResult<BTreeMap<String, Arc<App>>> {
+/// An application for each machine's home that `held` has none for yet.
+fn open_apps(mirror: &Mirror, held: &BTreeMap<String, Arc<App>>) -> ApiResult<BTreeMap<String, Arc<App>>> {
     let mut apps = BTreeMap::new();
-    for (machine, home) in &mirror.homes {
+    for (machine, home) in mirror.homes.iter().filter(|(m, _)| !held.contains_key(*m)) {
         let options = AppOptions {
             home: home.clone(),
             overlay: None,
@@ -107,11 +108,11 @@ async fn refresh(served: Arc<Served>, cancel: tokio_util::sync::CancellationToke
             tracing::warn!("pulling the archive failed: {e}");
             continue;
         }
-        if let Ok(apps) = open_apps(&mirror) {
-            let mut held = served.apps.write().await;
-            for (machine, app) in apps {
-                held.entry(machine).or_insert(app);
-            }
+        // Only a machine seen for the first time gets an application of its own.
+        let mut held = served.apps.write().await;
+        match open_apps(&mirror, &held) {
+            Ok(apps) => held.extend(apps),
+            Err(e) => tracing::warn!("a machine's copy cannot be opened: {}", e.message),
         }
     }
 }
@@ -151,12 +152,13 @@ pub(super) async fn route(served: &Served, name: &str, payload: Value) -> ApiRes
         }
         "usage_report" => {
             let by = payload["by"].as_str().unwrap_or("day").parse()?;
-            let query = alisio_archive::query::UsageQuery {
+            let query = alisio_engine::cost::usage::UsageQuery {
                 by,
                 since: payload["since"].as_str().map(str::to_string),
                 until: payload["until"].as_str().map(str::to_string),
                 source: payload["source"].as_str().map(str::to_string),
                 model: payload["model"].as_str().map(str::to_string),
+                fold_subagents: false,
             };
             let report = alisio_archive::query::usage(&served.archive, &query).await?;
             Ok(serde_json::to_value(report).map_err(|e| ApiError::failed(e.to_string()))?)
@@ -167,8 +169,9 @@ pub(super) async fn route(served: &Served, name: &str, payload: Value) -> ApiRes
             let app = match session {
                 Some(session) => {
                     let mirror = served.mirror.read().await;
-                    let machine =
-                        mirror.sessions.iter().find(|(id, _)| id.starts_with(session)).map(|(_, m)| m.clone());
+                    // The first id at or after the prefix is the one it starts, if any (ids ordered).
+                    let found = mirror.sessions.range(session.to_string()..).next();
+                    let machine = found.filter(|(id, _)| id.starts_with(session)).map(|(_, m)| m.clone());
                     match machine.and_then(|m| apps.get(&m).cloned()) {
                         Some(app) => app,
                         None => return Err(ApiError::from(alisio_engine::Error::SessionNotFound(session.to_string()))),
